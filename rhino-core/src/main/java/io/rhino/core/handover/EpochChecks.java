@@ -1,0 +1,34 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.core.handover;
+
+/** Checks shared by the protocol messages. */
+final class EpochChecks {
+
+    private EpochChecks() {}
+
+    /** A handover advances the routing table by exactly one epoch (see RoutingTable.apply). */
+    static void checkNewEpoch(long newEpoch, HandoverPlan plan) {
+        long expected = plan.basedOnEpoch() + 1;
+        if (newEpoch != expected) {
+            throw new IllegalArgumentException(
+                    "newEpoch: "
+                            + newEpoch
+                            + " (expected: plan.basedOnEpoch()+1="
+                            + expected
+                            + ")");
+        }
+    }
+}

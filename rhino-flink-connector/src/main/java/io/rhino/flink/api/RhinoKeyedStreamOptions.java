@@ -1,0 +1,113 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.api;
+
+import java.io.Serializable;
+import java.util.Optional;
+
+/**
+ * Options of one Rhino keyed stream. Unset values fall back to the job configuration
+ * ({@code rhino.vnodes}, {@code rhino.key-groups}) and the environment's parallelism.
+ */
+public final class RhinoKeyedStreamOptions implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String name;
+    private final Integer vnodes;
+    private final Integer keyGroups;
+    private final Integer parallelism;
+    private final Integer activeParallelism;
+
+    private RhinoKeyedStreamOptions(Builder builder) {
+        this.name = builder.name;
+        this.vnodes = builder.vnodes;
+        this.keyGroups = builder.keyGroups;
+        this.parallelism = builder.parallelism;
+        this.activeParallelism = builder.activeParallelism;
+    }
+
+    /** Options with the given operator name and every other value from configuration. */
+    public static RhinoKeyedStreamOptions named(String name) {
+        return builder(name).build();
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Optional<Integer> vnodes() {
+        return Optional.ofNullable(vnodes);
+    }
+
+    public Optional<Integer> keyGroups() {
+        return Optional.ofNullable(keyGroups);
+    }
+
+    public Optional<Integer> parallelism() {
+        return Optional.ofNullable(parallelism);
+    }
+
+    public Optional<Integer> activeParallelism() {
+        return Optional.ofNullable(activeParallelism);
+    }
+
+    /** Builder of {@link RhinoKeyedStreamOptions}. */
+    public static final class Builder {
+        private final String name;
+        private Integer vnodes;
+        private Integer keyGroups;
+        private Integer parallelism;
+        private Integer activeParallelism;
+
+        private Builder(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("name: must not be blank");
+            }
+            this.name = name;
+        }
+
+        /** Number of virtual nodes, the unit of state migration. */
+        public Builder vnodes(int vnodes) {
+            this.vnodes = vnodes;
+            return this;
+        }
+
+        /** Number of key groups (the keyed operator's max parallelism). */
+        public Builder keyGroups(int keyGroups) {
+            this.keyGroups = keyGroups;
+            return this;
+        }
+
+        /** Deployed parallelism: the most subtasks the operator can ever use without restart. */
+        public Builder parallelism(int parallelism) {
+            this.parallelism = parallelism;
+            return this;
+        }
+
+        /** Subtasks that own vnodes at start; the rest are standby until vnodes move to them. */
+        public Builder activeParallelism(int activeParallelism) {
+            this.activeParallelism = activeParallelism;
+            return this;
+        }
+
+        public RhinoKeyedStreamOptions build() {
+            return new RhinoKeyedStreamOptions(this);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.api;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.typeutils.TypeExtractor;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.routing.ChannelPartitioner;
+import io.rhino.flink.routing.RhinoElement;
+import io.rhino.flink.routing.RhinoElementTypeInfo;
+import io.rhino.flink.routing.RhinoGateOperatorFactory;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.routing.RhinoRouterFunction;
+import io.rhino.flink.state.RhinoStateBackendFactory;
+
+/**
+ * Entry point of Rhino's DataStream API: {@code RhinoStreams.keyBy(stream, key, options)} in
+ * place of {@code stream.keyBy(key)}, then Flink's own {@code process(...)} or {@code
+ * window(...)}.
+ *
+ * <p>Under it: a router chained to the upstream operator picks each record's subtask from the
+ * routing table, {@code partitionCustom} sends it there, and a gate chained in front of the
+ * keyed operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed
+ * operator is Flink's own, unchanged.
+ */
+public final class RhinoStreams {
+
+    private RhinoStreams() {}
+
+    /** Keys {@code stream} by {@code keySelector} on a Rhino keyed stream. */
+    public static <T, K> RhinoKeyedStream<T, K> keyBy(
+            DataStream<T> stream, KeySelector<T, K> keySelector, RhinoKeyedStreamOptions options) {
+        return keyBy(
+                stream,
+                keySelector,
+                TypeExtractor.getKeySelectorTypes(keySelector, stream.getType()),
+                options);
+    }
+
+    /** As {@link #keyBy(DataStream, KeySelector, RhinoKeyedStreamOptions)}, with the key type. */
+    public static <T, K> RhinoKeyedStream<T, K> keyBy(
+            DataStream<T> stream,
+            KeySelector<T, K> keySelector,
+            TypeInformation<K> keyType,
+            RhinoKeyedStreamOptions options) {
+        ReadableConfig config = stream.getExecutionEnvironment().getConfiguration();
+        requireRhinoBackendIfConfigured(config, options.name());
+        int parallelism =
+                options.parallelism().orElse(stream.getExecutionEnvironment().getParallelism());
+        RhinoOperatorSpec spec =
+                new RhinoOperatorSpec(
+                        options.name(),
+                        options.keyGroups().orElse(config.get(RhinoOptions.KEY_GROUPS)),
+                        options.vnodes().orElse(config.get(RhinoOptions.VNODES)),
+                        parallelism,
+                        options.activeParallelism().orElse(parallelism));
+
+        TypeInformation<T> type = stream.getType();
+        SingleOutputStreamOperator<RhinoElement<T>> routed =
+                stream.process(
+                                new RhinoRouterFunction<>(spec, keySelector),
+                                new RhinoElementTypeInfo<>(type))
+                        .name(spec.name() + " (Rhino router)")
+                        .setParallelism(stream.getParallelism());
+        SingleOutputStreamOperator<T> gated =
+                routed.partitionCustom(new ChannelPartitioner(), new ChannelOf<>())
+                        .transform(
+                                spec.name() + " (Rhino gate)",
+                                type,
+                                new RhinoGateOperatorFactory<T>(spec))
+                        .setParallelism(spec.parallelism())
+                        .setMaxParallelism(spec.numKeyGroups());
+        KeyedStream<T, K> keyed =
+                DataStreamUtils.reinterpretAsKeyedStream(gated, keySelector, keyType);
+        return new RhinoKeyedStream<>(keyed, spec);
+    }
+
+    /** Starts a window co-group of two streams on a Rhino keyed stream. */
+    public static <T1, T2> RhinoCoGroupedStreams<T1, T2> coGroup(
+            DataStream<T1> first, DataStream<T2> second, RhinoKeyedStreamOptions options) {
+        return new RhinoCoGroupedStreams<>(first, second, options);
+    }
+
+    /** Starts a window join of two streams on a Rhino keyed stream. */
+    public static <T1, T2> RhinoJoinedStreams<T1, T2> join(
+            DataStream<T1> first, DataStream<T2> second, RhinoKeyedStreamOptions options) {
+        return new RhinoJoinedStreams<>(first, second, options);
+    }
+
+    /**
+     * Fails at job construction when the job configuration selects another state backend. When
+     * the job leaves it unset the cluster decides, and the gate checks at task start.
+     */
+    private static void requireRhinoBackendIfConfigured(ReadableConfig config, String name) {
+        config.getOptional(StateBackendOptions.STATE_BACKEND)
+                .filter(type -> !type.equals(RhinoStateBackendFactory.class.getName()))
+                .ifPresent(
+                        type -> {
+                            throw new IllegalStateException(
+                                    "Rhino keyed stream '"
+                                            + name
+                                            + "' needs the Rhino state backend, but "
+                                            + StateBackendOptions.STATE_BACKEND.key()
+                                            + " is '"
+                                            + type
+                                            + "'. Set '"
+                                            + StateBackendOptions.STATE_BACKEND.key()
+                                            + ": "
+                                            + RhinoStateBackendFactory.class.getName()
+                                            + "'.");
+                        });
+    }
+
+    /** The channel a router chose, as the partitioning key. */
+    private static final class ChannelOf<T> implements KeySelector<RhinoElement<T>, Integer> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Integer getKey(RhinoElement<T> element) {
+            return element.channel();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.config;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+
+/**
+ * Every configuration option of Rhino. Options are read from the job configuration first and the
+ * cluster configuration second, like Flink's own. The reference in {@code docs/configuration.md}
+ * is generated from this class.
+ */
+public final class RhinoOptions {
+
+    /** The number of virtual nodes of a Rhino keyed operator, unless its options say otherwise. */
+    public static final ConfigOption<Integer> VNODES =
+            ConfigOptions.key("rhino.vnodes")
+                    .intType()
+                    .defaultValue(64)
+                    .withDescription(
+                            "Number of virtual nodes (vnodes) of each Rhino keyed operator. A vnode "
+                                    + "is a fixed, contiguous range of key groups and the unit "
+                                    + "of state migration; each owned vnode is one RocksDB "
+                                    + "instance. Must be between 1 and the number of key groups.");
+
+    /** The number of key groups (Flink's max parallelism) of a Rhino keyed operator. */
+    public static final ConfigOption<Integer> KEY_GROUPS =
+            ConfigOptions.key("rhino.key-groups")
+                    .intType()
+                    .defaultValue(1 << 15)
+                    .withDescription(
+                            "Number of key groups of each Rhino keyed operator, i.e. the "
+                                    + "operator's max parallelism. Fixed for the life of the "
+                                    + "job's state.");
+
+    /** Where exported vnode snapshots are written before another subtask installs them. */
+    public static final ConfigOption<String> EXPORT_DIR =
+            ConfigOptions.key("rhino.state.export-dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Local directory for exported vnode snapshots (hard links of the "
+                                    + "vnode's RocksDB files plus its metadata). Must be on the "
+                                    + "same filesystem as the RocksDB working directories for "
+                                    + "hard links to apply. Defaults to a 'rhino-export' "
+                                    + "directory in the TaskManager's temporary directory.");
+
+    /** How many completed checkpoints' files the backend keeps. */
+    public static final ConfigOption<Integer> RETAINED_CHECKPOINTS =
+            ConfigOptions.key("rhino.state.retained-checkpoints")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Number of completed checkpoints whose vnode files the Rhino state "
+                                    + "backend keeps before deleting files no retained "
+                                    + "checkpoint references. Defaults to "
+                                    + "'execution.checkpointing.num-retained'.");
+
+    private RhinoOptions() {}
+}

@@ -1,0 +1,195 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.OperatorStateBackend;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.util.TernaryBoolean;
+
+import io.rhino.core.routing.KeyGroupSpan;
+import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Flink state backend for jobs with Rhino keyed operators. A Rhino operator's keyed state lives
+ * in one RocksDB instance per owned vnode ({@link VnodeKeyedStateBackend}); every other keyed
+ * operator of the job gets Flink's own {@link EmbeddedRocksDBStateBackend}, configured from the
+ * same options. Incremental checkpoints are always on: vnode export and replication build on
+ * them.
+ *
+ * <p>Enable with {@code state.backend.type: io.rhino.flink.state.RhinoStateBackendFactory}.
+ */
+public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend {
+
+    private static final long serialVersionUID = 1L;
+
+    private final EmbeddedRocksDBStateBackend rocksdb;
+    private final int retainedCheckpoints;
+
+    public RhinoStateBackend() {
+        this(new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE), 1);
+    }
+
+    private RhinoStateBackend(EmbeddedRocksDBStateBackend rocksdb, int retainedCheckpoints) {
+        this.rocksdb = rocksdb;
+        this.retainedCheckpoints = retainedCheckpoints;
+    }
+
+    @Override
+    public RhinoStateBackend configure(ReadableConfig config, ClassLoader classLoader) {
+        int retained =
+                config.getOptional(RhinoOptions.RETAINED_CHECKPOINTS)
+                        .orElse(config.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
+        return new RhinoStateBackend(rocksdb.configure(config, classLoader), retained);
+    }
+
+    @Override
+    public String getName() {
+        return "RhinoStateBackend";
+    }
+
+    @Override
+    public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(
+            KeyedStateBackendParameters<K> parameters) throws Exception {
+        Optional<RhinoOperatorSpec> spec = RhinoOperatorSpecs.of(parameters.getEnv());
+        if (spec.isEmpty()) {
+            return rocksdb.createKeyedStateBackend(parameters);
+        }
+        return createVnodeKeyedStateBackend(parameters, spec.get());
+    }
+
+    /** Creates the vnode backend of one subtask of a Rhino operator. */
+    public <K> VnodeKeyedStateBackend<K> createVnodeKeyedStateBackend(
+            KeyedStateBackendParameters<K> parameters, RhinoOperatorSpec spec) throws Exception {
+        Environment env = parameters.getEnv();
+        int subtaskIndex = env.getTaskInfo().getIndexOfThisSubtask();
+        int parallelism = env.getTaskInfo().getNumberOfParallelSubtasks();
+        if (parameters.getNumberOfKeyGroups() != spec.numKeyGroups()) {
+            throw new IllegalStateException(
+                    "Rhino keyed operator '"
+                            + spec.name()
+                            + "' has max parallelism "
+                            + parameters.getNumberOfKeyGroups()
+                            + " but Rhino routes by "
+                            + spec.numKeyGroups()
+                            + " key groups. Do not change the max parallelism of operators "
+                            + "on a Rhino keyed stream.");
+        }
+        if (parallelism != spec.parallelism()) {
+            throw new IllegalStateException(
+                    "Rhino keyed operator '"
+                            + spec.name()
+                            + "' runs with parallelism "
+                            + parallelism
+                            + " but was declared with "
+                            + spec.parallelism()
+                            + ". Do not change the parallelism of operators on a Rhino keyed "
+                            + "stream.");
+        }
+        VnodeLayout layout = spec.layout();
+        Map<Integer, KeyedStateHandle> restored =
+                VnodeRestore.read(parameters.getStateHandles(), spec, subtaskIndex, parallelism);
+        VnodeFileRegistry files = new VnodeFileRegistry(retainedCheckpoints);
+        VnodeBackendFactory<K> backendFactory =
+                (vnode, handles) -> createVnodeDelegate(parameters, layout, vnode, handles);
+        VnodeKeyedStateBackend<K> backend =
+                new VnodeKeyedStateBackend<>(
+                        parameters.getOperatorIdentifier(),
+                        parameters.getKeySerializer(),
+                        parameters.getKeyGroupRange(),
+                        subtaskIndex,
+                        parallelism,
+                        layout,
+                        backendFactory,
+                        files);
+        try {
+            if (restored == null) {
+                for (int vnode : spec.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {
+                    backend.installVnode(vnode, List.of());
+                }
+            } else {
+                for (Map.Entry<Integer, KeyedStateHandle> entry : restored.entrySet()) {
+                    backend.installVnode(entry.getKey(), List.of(entry.getValue()));
+                }
+                files.registerRestored(restored.values());
+            }
+        } catch (Exception e) {
+            backend.dispose();
+            throw e;
+        }
+        return backend;
+    }
+
+    private <K> AbstractKeyedStateBackend<K> createVnodeDelegate(
+            KeyedStateBackendParameters<K> parameters,
+            VnodeLayout layout,
+            int vnode,
+            Collection<KeyedStateHandle> handles)
+            throws Exception {
+        KeyGroupSpan span = layout.keyGroupsOf(vnode);
+        return rocksdb.createKeyedStateBackend(
+                new KeyedStateBackendParametersImpl<>(
+                        parameters.getEnv(),
+                        parameters.getJobID(),
+                        parameters.getOperatorIdentifier() + "_vnode_" + vnode,
+                        parameters.getKeySerializer(),
+                        parameters.getNumberOfKeyGroups(),
+                        new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup()),
+                        parameters.getKvStateRegistry(),
+                        parameters.getTtlTimeProvider(),
+                        parameters.getMetricGroup().addGroup("vnode", String.valueOf(vnode)),
+                        parameters.getCustomInitializationMetrics(),
+                        handles,
+                        parameters.getCancelStreamRegistry(),
+                        parameters.getManagedMemoryFraction()));
+    }
+
+    @Override
+    public OperatorStateBackend createOperatorStateBackend(
+            OperatorStateBackendParameters parameters) throws Exception {
+        return rocksdb.createOperatorStateBackend(parameters);
+    }
+
+    @Override
+    public boolean useManagedMemory() {
+        return true;
+    }
+
+    @Override
+    public boolean supportsNoClaimRestoreMode() {
+        return true;
+    }
+
+    @Override
+    public boolean supportsSavepointFormat(SavepointFormatType formatType) {
+        return formatType == SavepointFormatType.NATIVE;
+    }
+}

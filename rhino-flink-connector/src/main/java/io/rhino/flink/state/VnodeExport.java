@@ -1,0 +1,40 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
+import org.apache.flink.util.FileUtils;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A vnode's state exported to a local directory: the RocksDB files (hard links where possible)
+ * and the metadata, described by a standard {@link IncrementalLocalKeyedStateHandle} that a
+ * vnode backend installs with hard links.
+ *
+ * @param vnode the exported vnode
+ * @param directory the directory holding the export; delete it with {@link #delete} once
+ *     installed
+ * @param handle the handle to install from
+ * @param copiedBytes bytes that had to be copied because no completed checkpoint held them
+ */
+public record VnodeExport(
+        int vnode, Path directory, IncrementalLocalKeyedStateHandle handle, long copiedBytes) {
+
+    /** Deletes the export directory; installed vnodes keep their own hard links. */
+    public void delete() throws IOException {
+        FileUtils.deleteDirectory(directory.toFile());
+    }
+}

@@ -1,0 +1,428 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.KeyedStateFunction;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.SavepointResources;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.internal.InternalKvState;
+import org.apache.flink.util.IOUtils;
+
+import io.rhino.core.routing.KeyGroupSpan;
+import io.rhino.core.routing.VnodeLayout;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nonnull;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.RunnableFuture;
+import java.util.stream.Stream;
+
+/**
+ * The keyed state backend of one subtask of a Rhino operator: one delegate RocksDB backend per
+ * owned vnode, picked by the current key's key group.
+ *
+ * <p>Its parts each do one job: {@link VnodeKeyContext} maps the key to its vnode, {@link
+ * VnodeStateRegistry} hands out dispatching states and timer queues, {@link VnodeSnapshotter}
+ * checkpoints, and {@link VnodeExporter} exports a vnode for another subtask to {@link
+ * #installVnode install}. All methods run in the task's thread except the futures returned by
+ * {@link #snapshot}, as for any Flink keyed backend.
+ */
+public final class VnodeKeyedStateBackend<K>
+        implements CheckpointableKeyedStateBackend<K>, CheckpointListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VnodeKeyedStateBackend.class);
+
+    private final String operatorIdentifier;
+    private final TypeSerializer<K> keySerializer;
+    private final KeyGroupRange subtaskKeyGroups;
+    private final VnodeLayout layout;
+    private final VnodeKeyContext<K> keyContext;
+    private final VnodeBackends<K> backends;
+    private final VnodeBackendFactory<K> backendFactory;
+    private final VnodeStateRegistry<K> states;
+    private final VnodeFileRegistry files;
+    private final VnodeSnapshotter<K> snapshotter;
+    private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
+    private long lastSeenCheckpointId;
+    private long exportCounter;
+
+    VnodeKeyedStateBackend(
+            String operatorIdentifier,
+            TypeSerializer<K> keySerializer,
+            KeyGroupRange subtaskKeyGroups,
+            int subtaskIndex,
+            int parallelism,
+            VnodeLayout layout,
+            VnodeBackendFactory<K> backendFactory,
+            VnodeFileRegistry files) {
+        this.operatorIdentifier = operatorIdentifier;
+        this.keySerializer = keySerializer;
+        this.subtaskKeyGroups = subtaskKeyGroups;
+        this.layout = layout;
+        this.keyContext = new VnodeKeyContext<>(layout);
+        this.backends = new VnodeBackends<>(layout.numVnodes());
+        this.backendFactory = backendFactory;
+        this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
+        this.files = files;
+        this.snapshotter =
+                new VnodeSnapshotter<>(
+                        backends,
+                        files,
+                        subtaskKeyGroups,
+                        subtaskIndex,
+                        parallelism,
+                        layout.numKeyGroups());
+    }
+
+    // ------------------------------------------------------------------ vnode lifecycle
+
+    /**
+     * Adds a vnode to this subtask, restored from the given handles (empty for a new vnode). An
+     * {@code IncrementalLocalKeyedStateHandle} is installed by hard-linking its SST files.
+     */
+    public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom)
+            throws Exception {
+        layout.checkVnode(vnode);
+        if (backends.owns(vnode)) {
+            throw new IllegalStateException(
+                    operatorIdentifier + " already owns vnode " + vnode + "; cannot install it");
+        }
+        CheckpointableKeyedStateBackend<K> backend = backendFactory.create(vnode, restoreFrom);
+        try {
+            states.bindVnode(vnode, backend);
+        } catch (Exception e) {
+            states.unbindVnode(vnode);
+            IOUtils.closeQuietly(backend);
+            backend.dispose();
+            throw e;
+        }
+        backends.add(vnode, backend);
+        LOG.debug("{} installed vnode {}", operatorIdentifier, vnode);
+    }
+
+    /** Drops a vnode and its local RocksDB instance. */
+    public void removeVnode(int vnode) {
+        layout.checkVnode(vnode);
+        if (!backends.owns(vnode)) {
+            throw new IllegalStateException(
+                    operatorIdentifier + " does not own vnode " + vnode + "; cannot remove it");
+        }
+        states.unbindVnode(vnode);
+        CheckpointableKeyedStateBackend<K> backend = backends.remove(vnode);
+        IOUtils.closeQuietly(backend);
+        backend.dispose();
+        LOG.debug("{} removed vnode {}", operatorIdentifier, vnode);
+    }
+
+    /**
+     * Writes the vnode's current state to {@code directory} as a local snapshot that another
+     * subtask on this machine installs with hard links. Only files that are not yet part of a
+     * completed checkpoint are copied.
+     */
+    public VnodeExport exportVnode(int vnode, java.nio.file.Path directory) throws Exception {
+        layout.checkVnode(vnode);
+        if (!backends.owns(vnode)) {
+            throw new IllegalStateException(
+                    operatorIdentifier + " does not own vnode " + vnode + "; cannot export it");
+        }
+        // Pseudo-checkpoint ids below -1 never collide with Flink's and are never confirmed.
+        long exportId = -2 - exportCounter++;
+        return VnodeExporter.export(
+                backends.get(vnode), exportId, vnode, keyGroupRange(vnode), files, directory);
+    }
+
+    /** Vnodes this subtask owns, ascending. */
+    public int[] ownedVnodes() {
+        return backends.ownedVnodes();
+    }
+
+    public VnodeLayout layout() {
+        return layout;
+    }
+
+    /** The delegate backend of an owned vnode; for metrics and tests. */
+    public CheckpointableKeyedStateBackend<K> vnodeBackend(int vnode) {
+        if (!backends.owns(vnode)) {
+            throw new IllegalStateException(operatorIdentifier + " does not own vnode " + vnode);
+        }
+        return backends.get(vnode);
+    }
+
+    KeyGroupRange keyGroupRange(int vnode) {
+        KeyGroupSpan span = layout.keyGroupsOf(vnode);
+        return new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup());
+    }
+
+    // ------------------------------------------------------------------ keys
+
+    @Override
+    public void setCurrentKey(K newKey) {
+        keyContext.setCurrentKey(newKey);
+        selectKeyOnVnode(newKey);
+    }
+
+    @Override
+    public void setCurrentKeyAndKeyGroup(K newKey, int newKeyGroupIndex) {
+        keyContext.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
+        selectKeyOnVnode(newKey);
+    }
+
+    private void selectKeyOnVnode(K key) {
+        int vnode = keyContext.currentVnode();
+        if (!backends.owns(vnode)) {
+            throw new IllegalStateException(
+                    "Key "
+                            + key
+                            + " belongs to key group "
+                            + keyContext.currentKeyGroup()
+                            + " of vnode "
+                            + vnode
+                            + ", which "
+                            + operatorIdentifier
+                            + " does not own (owned vnodes: "
+                            + Arrays.toString(backends.ownedVnodes())
+                            + "). Records must reach a Rhino operator through its Rhino keyed "
+                            + "stream.");
+        }
+        backends.get(vnode).setCurrentKeyAndKeyGroup(key, keyContext.currentKeyGroup());
+        for (KeySelectionListener<K> listener : keySelectionListeners) {
+            listener.keySelected(key);
+        }
+    }
+
+    @Override
+    public K getCurrentKey() {
+        return keyContext.currentKey();
+    }
+
+    @Override
+    public TypeSerializer<K> getKeySerializer() {
+        return keySerializer;
+    }
+
+    @Override
+    public KeyGroupRange getKeyGroupRange() {
+        return subtaskKeyGroups;
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(String state, N namespace) {
+        return concat(vnodeBackend -> vnodeBackend.getKeys(state, namespace));
+    }
+
+    @Override
+    public <N> Stream<K> getKeys(List<String> states, N namespace) {
+        return concat(vnodeBackend -> vnodeBackend.getKeys(states, namespace));
+    }
+
+    @Override
+    public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
+        return concat(vnodeBackend -> vnodeBackend.getKeysAndNamespaces(state));
+    }
+
+    private <T> Stream<T> concat(
+            java.util.function.Function<CheckpointableKeyedStateBackend<K>, Stream<T>> perVnode) {
+        Stream<T> all = Stream.empty();
+        for (int vnode : backends.ownedVnodes()) {
+            all = Stream.concat(all, perVnode.apply(backends.get(vnode)));
+        }
+        return all;
+    }
+
+    @Override
+    public <N, S extends State, T> void applyToAllKeys(
+            N namespace,
+            TypeSerializer<N> namespaceSerializer,
+            StateDescriptor<S, T> stateDescriptor,
+            KeyedStateFunction<K, S> function)
+            throws Exception {
+        S state = getPartitionedState(namespace, namespaceSerializer, stateDescriptor);
+        List<K> keys;
+        try (Stream<K> keyStream = getKeys(stateDescriptor.getName(), namespace)) {
+            keys = keyStream.toList();
+        }
+        for (K key : keys) {
+            setCurrentKey(key);
+            function.process(key, state);
+        }
+    }
+
+    // ------------------------------------------------------------------ states and timers
+
+    @Override
+    public <N, S extends State, T> S getOrCreateKeyedState(
+            TypeSerializer<N> namespaceSerializer, StateDescriptor<S, T> stateDescriptor)
+            throws Exception {
+        return states.getOrCreateState(
+                namespaceSerializer,
+                stateDescriptor,
+                vnodeBackend ->
+                        (InternalKvState<K, ?, ?>)
+                                vnodeBackend.getOrCreateKeyedState(
+                                        namespaceSerializer, stateDescriptor));
+    }
+
+    @SuppressWarnings("unchecked")
+    @Override
+    public <N, S extends State> S getPartitionedState(
+            N namespace,
+            TypeSerializer<N> namespaceSerializer,
+            StateDescriptor<S, ?> stateDescriptor)
+            throws Exception {
+        S state =
+                getOrCreateKeyedState(
+                        namespaceSerializer, (StateDescriptor<S, Object>) stateDescriptor);
+        ((InternalKvState<K, N, ?>) state).setCurrentNamespace(namespace);
+        return state;
+    }
+
+    @Nonnull
+    @Override
+    public <N, SV, SEV, S extends State, IS extends S> IS createOrUpdateInternalState(
+            @Nonnull TypeSerializer<N> namespaceSerializer,
+            @Nonnull StateDescriptor<S, SV> stateDesc,
+            @Nonnull StateSnapshotTransformFactory<SEV> snapshotTransformFactory)
+            throws Exception {
+        return states.getOrCreateState(
+                namespaceSerializer,
+                stateDesc,
+                vnodeBackend ->
+                        vnodeBackend.createOrUpdateInternalState(
+                                namespaceSerializer, stateDesc, snapshotTransformFactory));
+    }
+
+    @Nonnull
+    @Override
+    public <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    @Nonnull String stateName,
+                    @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
+        return states.getOrCreateQueue(
+                stateName,
+                vnodeBackend -> vnodeBackend.create(stateName, byteOrderedElementSerializer));
+    }
+
+    @Override
+    public void registerKeySelectionListener(KeySelectionListener<K> listener) {
+        keySelectionListeners.add(listener);
+    }
+
+    @Override
+    public boolean deregisterKeySelectionListener(KeySelectionListener<K> listener) {
+        return keySelectionListeners.remove(listener);
+    }
+
+    @Override
+    public String getBackendTypeIdentifier() {
+        return "rhino-vnode-rocksdb";
+    }
+
+    // ------------------------------------------------------------------ checkpoints
+
+    @Nonnull
+    @Override
+    public RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+            long checkpointId,
+            long timestamp,
+            @Nonnull CheckpointStreamFactory streamFactory,
+            @Nonnull CheckpointOptions checkpointOptions)
+            throws Exception {
+        lastSeenCheckpointId = Math.max(lastSeenCheckpointId, checkpointId);
+        return snapshotter.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
+    }
+
+    @Nonnull
+    @Override
+    public SavepointResources<K> savepoint() {
+        throw new UnsupportedOperationException(
+                "Rhino keyed operators do not support canonical savepoints yet. Take a "
+                        + "savepoint in NATIVE format (e.g. 'flink savepoint --type native' or "
+                        + "'stop --type native'), or rely on retained checkpoints.");
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        for (int vnode : backends.ownedVnodes()) {
+            if (backends.get(vnode) instanceof CheckpointListener listener) {
+                listener.notifyCheckpointComplete(checkpointId);
+            }
+        }
+        files.checkpointCompleted(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        for (int vnode : backends.ownedVnodes()) {
+            if (backends.get(vnode) instanceof CheckpointListener listener) {
+                listener.notifyCheckpointAborted(checkpointId);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void dispose() {
+        for (int vnode : backends.ownedVnodes()) {
+            states.unbindVnode(vnode);
+            backends.remove(vnode).dispose();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (int vnode : backends.ownedVnodes()) {
+            try {
+                backends.get(vnode).close();
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "VnodeKeyedStateBackend{"
+                + operatorIdentifier
+                + ", vnodes="
+                + Arrays.toString(backends.ownedVnodes())
+                + "}";
+    }
+}

@@ -1,0 +1,96 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.runtime.checkpoint.metadata.MetadataV3Serializer;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * What a Rhino keyed backend checkpoints for one subtask: the snapshot handle of each vnode it
+ * owned. Flink stores only this manifest's stream (inside a standard {@code KeyGroupsStateHandle}),
+ * so Flink's metadata serializer never sees a handle type it does not know; the vnode handles are
+ * written with Flink's own handle format.
+ */
+record VnodeManifest(
+        int subtaskIndex,
+        int parallelism,
+        int numKeyGroups,
+        int numVnodes,
+        long checkpointId,
+        SortedMap<Integer, KeyedStateHandle> handleByVnode) {
+
+    static final int MAGIC = 0x52484E4F; // "RHNO"
+    static final int VERSION = 1;
+
+    VnodeManifest {
+        handleByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(handleByVnode));
+    }
+
+    void write(DataOutputStream out) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeInt(VERSION);
+        out.writeInt(subtaskIndex);
+        out.writeInt(parallelism);
+        out.writeInt(numKeyGroups);
+        out.writeInt(numVnodes);
+        out.writeLong(checkpointId);
+        out.writeInt(handleByVnode.size());
+        for (Map.Entry<Integer, KeyedStateHandle> entry : handleByVnode.entrySet()) {
+            out.writeInt(entry.getKey());
+            MetadataV3Serializer.INSTANCE.serializeKeyedStateHandleUtil(entry.getValue(), out);
+        }
+        out.flush();
+    }
+
+    static VnodeManifest read(DataInputStream in) throws IOException {
+        int magic = in.readInt();
+        if (magic != MAGIC) {
+            throw new IOException(
+                    "Not a Rhino vnode manifest (magic 0x"
+                            + Integer.toHexString(magic)
+                            + "). The keyed state of this operator was not written by the Rhino "
+                            + "state backend; restore it with the backend that wrote it.");
+        }
+        int version = in.readInt();
+        if (version != VERSION) {
+            throw new IOException(
+                    "Rhino vnode manifest version "
+                            + version
+                            + " is not supported (expected: "
+                            + VERSION
+                            + ").");
+        }
+        int subtaskIndex = in.readInt();
+        int parallelism = in.readInt();
+        int numKeyGroups = in.readInt();
+        int numVnodes = in.readInt();
+        long checkpointId = in.readLong();
+        int count = in.readInt();
+        SortedMap<Integer, KeyedStateHandle> handles = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            int vnode = in.readInt();
+            handles.put(vnode, MetadataV3Serializer.INSTANCE.deserializeKeyedStateHandleUtil(in));
+        }
+        return new VnodeManifest(
+                subtaskIndex, parallelism, numKeyGroups, numVnodes, checkpointId, handles);
+    }
+}

@@ -1,0 +1,97 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+
+import io.rhino.flink.routing.RhinoOperatorSpec;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Reads the vnode manifests Flink hands a restoring subtask and checks they fit it. */
+final class VnodeRestore {
+
+    private VnodeRestore() {}
+
+    /** The vnode handles to restore, or null when the subtask starts without state. */
+    static Map<Integer, KeyedStateHandle> read(
+            Collection<KeyedStateHandle> handles,
+            RhinoOperatorSpec spec,
+            int subtaskIndex,
+            int parallelism)
+            throws IOException {
+        if (handles == null || handles.isEmpty()) {
+            return null;
+        }
+        Map<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
+        for (KeyedStateHandle handle : handles) {
+            if (!(handle instanceof KeyGroupsStateHandle keyGroups)) {
+                throw new IOException(
+                        "Rhino keyed operator '"
+                                + spec.name()
+                                + "' cannot restore a "
+                                + handle.getClass().getSimpleName()
+                                + ": its state was not written by the Rhino state backend.");
+            }
+            VnodeManifest manifest;
+            try (InputStream in = keyGroups.getDelegateStateHandle().openInputStream()) {
+                manifest = VnodeManifest.read(new DataInputStream(in));
+            }
+            check(manifest, spec, subtaskIndex, parallelism);
+            handleByVnode.putAll(manifest.handleByVnode());
+        }
+        return handleByVnode;
+    }
+
+    private static void check(
+            VnodeManifest manifest, RhinoOperatorSpec spec, int subtaskIndex, int parallelism)
+            throws IOException {
+        if (manifest.parallelism() != parallelism || manifest.subtaskIndex() != subtaskIndex) {
+            throw new IOException(
+                    "Rhino keyed operator '"
+                            + spec.name()
+                            + "' was checkpointed by subtask "
+                            + manifest.subtaskIndex()
+                            + " of "
+                            + manifest.parallelism()
+                            + " and is restored as subtask "
+                            + subtaskIndex
+                            + " of "
+                            + parallelism
+                            + ". Restoring at another parallelism is not supported yet: move "
+                            + "vnodes between the deployed subtasks instead.");
+        }
+        if (manifest.numKeyGroups() != spec.numKeyGroups()
+                || manifest.numVnodes() != spec.numVnodes()) {
+            throw new IOException(
+                    "Rhino keyed operator '"
+                            + spec.name()
+                            + "' was checkpointed with "
+                            + manifest.numKeyGroups()
+                            + " key groups in "
+                            + manifest.numVnodes()
+                            + " vnodes but now has "
+                            + spec.numKeyGroups()
+                            + " key groups in "
+                            + spec.numVnodes()
+                            + " vnodes; these cannot change for existing state.");
+        }
+    }
+}

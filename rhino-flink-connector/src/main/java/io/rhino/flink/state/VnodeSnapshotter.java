@@ -1,0 +1,161 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeOffsets;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.StateUtil;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.util.concurrent.FutureUtils;
+
+import java.io.DataOutputStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RunnableFuture;
+
+/**
+ * Checkpoints a vnode backend: the synchronous part of every owned vnode's RocksDB snapshot runs
+ * in {@link #snapshot}; the returned future uploads them, resolves shared-file placeholders and
+ * writes the {@link VnodeManifest} that Flink stores as a standard {@link KeyGroupsStateHandle}.
+ */
+final class VnodeSnapshotter<K> {
+
+    private final VnodeBackends<K> backends;
+    private final VnodeFileRegistry files;
+    private final KeyGroupRange subtaskKeyGroups;
+    private final int subtaskIndex;
+    private final int parallelism;
+    private final int numKeyGroups;
+
+    VnodeSnapshotter(
+            VnodeBackends<K> backends,
+            VnodeFileRegistry files,
+            KeyGroupRange subtaskKeyGroups,
+            int subtaskIndex,
+            int parallelism,
+            int numKeyGroups) {
+        this.backends = backends;
+        this.files = files;
+        this.subtaskKeyGroups = subtaskKeyGroups;
+        this.subtaskIndex = subtaskIndex;
+        this.parallelism = parallelism;
+        this.numKeyGroups = numKeyGroups;
+    }
+
+    RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
+            long checkpointId,
+            long timestamp,
+            CheckpointStreamFactory streamFactory,
+            CheckpointOptions checkpointOptions)
+            throws Exception {
+        Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures =
+                new LinkedHashMap<>();
+        try {
+            for (int vnode : backends.ownedVnodes()) {
+                futures.put(
+                        vnode,
+                        backends.get(vnode)
+                                .snapshot(
+                                        checkpointId,
+                                        timestamp,
+                                        streamFactory,
+                                        checkpointOptions));
+            }
+        } catch (Exception e) {
+            cancelAndDiscard(futures);
+            throw e;
+        }
+        return new ManifestFuture(checkpointId, futures, streamFactory);
+    }
+
+    private static void cancelAndDiscard(
+            Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures) {
+        for (RunnableFuture<SnapshotResult<KeyedStateHandle>> future : futures.values()) {
+            try {
+                StateUtil.discardStateFuture(future);
+            } catch (Exception ignored) {
+                // best effort: the checkpoint fails anyway
+            }
+        }
+    }
+
+    private SnapshotResult<KeyedStateHandle> completeSnapshot(
+            long checkpointId,
+            Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
+            CheckpointStreamFactory streamFactory)
+            throws Exception {
+        SortedMap<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
+        try {
+            for (Map.Entry<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> entry :
+                    futures.entrySet()) {
+                KeyedStateHandle handle =
+                        FutureUtils.runIfNotDoneAndGet(entry.getValue())
+                                .getJobManagerOwnedSnapshot();
+                if (handle != null) {
+                    handleByVnode.put(entry.getKey(), files.resolve(handle));
+                }
+            }
+        } catch (Exception e) {
+            cancelAndDiscard(futures);
+            throw e;
+        }
+        files.registerSnapshot(checkpointId, handleByVnode.values());
+        VnodeManifest manifest =
+                new VnodeManifest(
+                        subtaskIndex,
+                        parallelism,
+                        numKeyGroups,
+                        backends.numVnodes(),
+                        checkpointId,
+                        handleByVnode);
+        StreamStateHandle manifestHandle;
+        try (CheckpointStateOutputStream out =
+                streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
+            manifest.write(new DataOutputStream(out));
+            manifestHandle = out.closeAndGetHandle();
+        }
+        return SnapshotResult.of(
+                new KeyGroupsStateHandle(
+                        new KeyGroupRangeOffsets(subtaskKeyGroups), manifestHandle));
+    }
+
+    /** Completes every vnode snapshot, then the manifest; cancelling it cancels them all. */
+    private final class ManifestFuture extends FutureTask<SnapshotResult<KeyedStateHandle>> {
+        private final Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures;
+
+        ManifestFuture(
+                long checkpointId,
+                Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
+                CheckpointStreamFactory streamFactory) {
+            super(() -> completeSnapshot(checkpointId, futures, streamFactory));
+            this.futures = futures;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            futures.values().forEach(future -> future.cancel(mayInterruptIfRunning));
+            return super.cancel(mayInterruptIfRunning);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.api.common.state.State;
+import org.apache.flink.api.common.state.StateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.internal.InternalKvState;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The states and timer queues an operator created on a vnode backend, each remembered with how to
+ * create its per-vnode part, so that a vnode installed later gets every one of them.
+ */
+final class VnodeStateRegistry<K> {
+
+    /** Creates a state's part on one vnode's delegate backend. */
+    @FunctionalInterface
+    interface StateBinder<K> {
+        InternalKvState<K, ?, ?> bind(CheckpointableKeyedStateBackend<K> vnodeBackend)
+                throws Exception;
+    }
+
+    /** Creates a timer queue's part on one vnode's delegate backend. */
+    @FunctionalInterface
+    interface QueueBinder<K> {
+        KeyGroupedInternalPriorityQueue<?> bind(CheckpointableKeyedStateBackend<K> vnodeBackend);
+    }
+
+    private record RegisteredState<K>(AbstractVnodeState<K, ?, ?, ?> state, StateBinder<K> binder) {}
+
+    private record RegisteredQueue<K>(VnodePriorityQueue<?> queue, QueueBinder<K> binder) {}
+
+    private final VnodeKeyContext<K> keyContext;
+    private final TypeSerializer<K> keySerializer;
+    private final VnodeBackends<K> backends;
+    private final Map<String, RegisteredState<K>> statesByName = new LinkedHashMap<>();
+    private final Map<String, RegisteredQueue<K>> queuesByName = new LinkedHashMap<>();
+
+    VnodeStateRegistry(
+            VnodeKeyContext<K> keyContext,
+            TypeSerializer<K> keySerializer,
+            VnodeBackends<K> backends) {
+        this.keyContext = keyContext;
+        this.keySerializer = keySerializer;
+        this.backends = backends;
+    }
+
+    /** Returns the operator-facing state for the descriptor, creating it on every owned vnode. */
+    @SuppressWarnings("unchecked")
+    <N, S extends State> S getOrCreateState(
+            TypeSerializer<N> namespaceSerializer,
+            StateDescriptor<?, ?> descriptor,
+            StateBinder<K> binder)
+            throws Exception {
+        RegisteredState<K> registered = statesByName.get(descriptor.getName());
+        if (registered == null) {
+            AbstractVnodeState<K, N, ?, ?> state =
+                    newDispatcher(descriptor, namespaceSerializer);
+            for (int vnode : backends.ownedVnodes()) {
+                bindState(state, binder, vnode, backends.get(vnode));
+            }
+            registered = new RegisteredState<>(state, binder);
+            statesByName.put(descriptor.getName(), registered);
+        }
+        return (S) registered.state();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> getOrCreateQueue(
+                    String name, QueueBinder<K> binder) {
+        RegisteredQueue<K> registered = queuesByName.get(name);
+        if (registered == null) {
+            VnodePriorityQueue<T> queue = new VnodePriorityQueue<>(name, keyContext.layout());
+            for (int vnode : backends.ownedVnodes()) {
+                queue.bind(vnode, (KeyGroupedInternalPriorityQueue) binder.bind(backends.get(vnode)));
+            }
+            registered = new RegisteredQueue<>(queue, binder);
+            queuesByName.put(name, registered);
+        }
+        return (KeyGroupedInternalPriorityQueue<T>) registered.queue();
+    }
+
+    /** Gives a newly installed vnode its part of every registered state and queue. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void bindVnode(int vnode, CheckpointableKeyedStateBackend<K> vnodeBackend) throws Exception {
+        for (RegisteredState<K> registered : statesByName.values()) {
+            bindState(registered.state(), registered.binder(), vnode, vnodeBackend);
+        }
+        for (RegisteredQueue<K> registered : queuesByName.values()) {
+            ((VnodePriorityQueue) registered.queue())
+                    .bind(vnode, (KeyGroupedInternalPriorityQueue) registered.binder().bind(vnodeBackend));
+        }
+    }
+
+    void unbindVnode(int vnode) {
+        statesByName.values().forEach(registered -> registered.state().unbind(vnode));
+        queuesByName.values().forEach(registered -> registered.queue().unbind(vnode));
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static <K> void bindState(
+            AbstractVnodeState<K, ?, ?, ?> state,
+            StateBinder<K> binder,
+            int vnode,
+            CheckpointableKeyedStateBackend<K> vnodeBackend)
+            throws Exception {
+        ((AbstractVnodeState) state).bind(vnode, binder.bind(vnodeBackend));
+    }
+
+    private <N> AbstractVnodeState<K, N, ?, ?> newDispatcher(
+            StateDescriptor<?, ?> descriptor, TypeSerializer<N> namespaceSerializer) {
+        String name = descriptor.getName();
+        switch (descriptor.getType()) {
+            case VALUE:
+                return new VnodeValueState<>(name, keyContext, keySerializer, namespaceSerializer);
+            case LIST:
+                return new VnodeListState<>(name, keyContext, keySerializer, namespaceSerializer);
+            case MAP:
+                return new VnodeMapState<>(name, keyContext, keySerializer, namespaceSerializer);
+            case REDUCING:
+                return new VnodeReducingState<>(
+                        name, keyContext, keySerializer, namespaceSerializer);
+            case AGGREGATING:
+                return new VnodeAggregatingState<>(
+                        name, keyContext, keySerializer, namespaceSerializer);
+            default:
+                throw new UnsupportedOperationException(
+                        "State '"
+                                + name
+                                + "' has type "
+                                + descriptor.getType()
+                                + ", which Rhino keyed operators do not support.");
+        }
+    }
+}

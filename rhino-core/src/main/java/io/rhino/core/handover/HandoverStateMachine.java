@@ -85,20 +85,16 @@ public final class HandoverStateMachine {
         Objects.requireNonNull(next, "next: null (expected: a HandoverPhase)");
         Optional<HandoverPhase> expected = phase.next();
         if (expected.isEmpty() || expected.get() != next) {
+            String expectation =
+                    expected.map(HandoverPhase::name).orElse("none, " + phase + " is terminal");
+            String hint =
+                    next == HandoverPhase.FAILED && expected.isPresent()
+                            ? "; use fail(cause) to fail"
+                            : "";
             throw new IllegalStateException(
-                    "handover "
-                            + id
-                            + ": cannot go from "
-                            + phase
-                            + " to "
-                            + next
-                            + " (expected next: "
-                            + expected.map(HandoverPhase::name)
-                                    .orElse("none, " + phase + " is terminal")
-                            + (next == HandoverPhase.FAILED && expected.isPresent()
-                                    ? "; use fail(cause) to fail"
-                                    : "")
-                            + ")");
+                    String.format(
+                            "handover %s: cannot go from %s to %s (expected next: %s%s)",
+                            id, phase, next, expectation, hint));
         }
         enter(next);
     }

@@ -63,15 +63,9 @@ class VnodeLayoutPropertiesTest {
                 int found = layout.vnodeOfKeyGroup(kg);
                 if (found != vnode) {
                     throw new AssertionError(
-                            layout
-                                    + ": key group "
-                                    + kg
-                                    + " is in "
-                                    + span
-                                    + " of vnode "
-                                    + vnode
-                                    + " but vnodeOfKeyGroup returned "
-                                    + found);
+                            String.format(
+                                    "%s: key group %d is in %s of vnode %d but vnodeOfKeyGroup returned %d",
+                                    layout, kg, span, vnode, found));
                 }
             }
         }

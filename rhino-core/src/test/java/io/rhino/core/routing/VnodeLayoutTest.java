@@ -80,13 +80,9 @@ class VnodeLayoutTest {
                     for (int kg = span.startKeyGroup(); kg <= span.endKeyGroup(); kg++) {
                         if (layout.vnodeOfKeyGroup(kg) != vnode) {
                             throw new AssertionError(
-                                    layout
-                                            + ": key group "
-                                            + kg
-                                            + " is in vnode "
-                                            + vnode
-                                            + " but vnodeOfKeyGroup says "
-                                            + layout.vnodeOfKeyGroup(kg));
+                                    String.format(
+                                            "%s: key group %d is in vnode %d but vnodeOfKeyGroup says %d",
+                                            layout, kg, vnode, layout.vnodeOfKeyGroup(kg)));
                         }
                     }
                     expectedNextStart = span.endKeyGroup() + 1;

@@ -1,0 +1,50 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import io.rhino.flink.state.RhinoStateBackendFactory;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+
+/** MiniClusters and job configurations shared by the integration tests. */
+final class RhinoClusters {
+
+    private RhinoClusters() {}
+
+    /** Two TaskManagers with two slots each: jobs of parallelism 3 span both, over Netty. */
+    static MiniClusterExtension twoTaskManagers() {
+        Configuration config = new Configuration();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(2)
+                        .setNumberSlotsPerTaskManager(2)
+                        .setConfiguration(config)
+                        .build());
+    }
+
+    static Configuration jobConfig(Mode mode) {
+        Configuration config = new Configuration();
+        config.set(
+                StateBackendOptions.STATE_BACKEND,
+                mode == Mode.RHINO ? RhinoStateBackendFactory.class.getName() : "rocksdb");
+        return config;
+    }
+}

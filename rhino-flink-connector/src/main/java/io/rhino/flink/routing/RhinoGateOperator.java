@@ -14,12 +14,14 @@
 package io.rhino.flink.routing;
 
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 import io.rhino.flink.state.RhinoStateBackendCheck;
+import io.rhino.flink.state.RhinoTaskRegistry;
 
 /**
  * The downstream half of a Rhino keyed stream, chained in front of the user's keyed operator: it
@@ -31,6 +33,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private static final long serialVersionUID = 1L;
 
     private final RhinoOperatorSpec spec;
+    private final ExecutionAttemptID task;
 
     RhinoGateOperator(RhinoOperatorSpec spec, StreamOperatorParameters<T> parameters) {
         super(parameters);
@@ -42,10 +45,18 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getJobConfiguration(),
                 env.getTaskManagerInfo().getConfiguration(),
                 env.getUserCodeClassLoader().asClassLoader());
+        this.task = env.getExecutionId();
+        RhinoTaskRegistry.registerGate(task, spec);
     }
 
     public RhinoOperatorSpec spec() {
         return spec;
+    }
+
+    @Override
+    public void close() throws Exception {
+        RhinoTaskRegistry.unregisterGate(task);
+        super.close();
     }
 
     @Override

@@ -20,9 +20,7 @@ import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 
 /**
- * Creates {@link RhinoGateOperator}s. The Rhino state backend recognises a Rhino keyed operator
- * by this factory at the head of its task and reads the operator's {@link RhinoOperatorSpec} from
- * it.
+ * Creates {@link RhinoGateOperator}s, always chained in front of the user's keyed operator.
  */
 public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFactory<T>
         implements OneInputStreamOperatorFactory<RhinoElement<T>, T> {

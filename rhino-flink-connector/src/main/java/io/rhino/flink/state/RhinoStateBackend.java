@@ -79,7 +79,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     @Override
     public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(
             KeyedStateBackendParameters<K> parameters) throws Exception {
-        Optional<RhinoOperatorSpec> spec = RhinoOperatorSpecs.of(parameters.getEnv());
+        Optional<RhinoOperatorSpec> spec =
+                RhinoTaskRegistry.specOf(parameters.getEnv().getExecutionId());
         if (spec.isEmpty()) {
             return rocksdb.createKeyedStateBackend(parameters);
         }

@@ -42,6 +42,7 @@ import io.rhino.flink.api.RhinoStreams;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * The deterministic jobs that Rhino runs must answer exactly like plain Flink: an event-time
@@ -59,7 +60,12 @@ public final class TestPipelines {
     }
 
     /** Sizes of the input. */
-    public record Input(long events, int keys, double eventsPerSecond, int sourceParallelism) {}
+    public record Input(long events, int keys, double eventsPerSecond, int sourceParallelism) {
+        /** The same input without a rate limit. */
+        public Input unlimited() {
+            return new Input(events, keys, 0, sourceParallelism);
+        }
+    }
 
     private static final KeySelector<Tuple3<Long, Long, Long>, Long> BY_KEY = new ByKey();
 
@@ -67,7 +73,20 @@ public final class TestPipelines {
 
     public static DataStream<String> build(
             StreamExecutionEnvironment env, Mode mode, Input input, int vnodes) {
-        DataStream<Tuple3<Long, Long, Long>> events =
+        return build(env, mode, input, vnodes, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #build(StreamExecutionEnvironment, Mode, Input, int)}, with {@code inject} applied
+     * to the main event stream before it is keyed (to inject failures).
+     */
+    public static DataStream<String> build(
+            StreamExecutionEnvironment env,
+            Mode mode,
+            Input input,
+            int vnodes,
+            UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject) {
+        DataStream<Tuple3<Long, Long, Long>> source =
                 Events.stream(
                         env,
                         "events",
@@ -77,6 +96,7 @@ public final class TestPipelines {
                         input.keys(),
                         input.eventsPerSecond(),
                         input.sourceParallelism());
+        DataStream<Tuple3<Long, Long, Long>> events = inject.apply(source);
         DataStream<Tuple3<Long, Long, Long>> others =
                 Events.stream(
                         env,

@@ -56,7 +56,8 @@ record VnodeManifest(
         out.writeInt(handleByVnode.size());
         for (Map.Entry<Integer, KeyedStateHandle> entry : handleByVnode.entrySet()) {
             out.writeInt(entry.getKey());
-            MetadataV3Serializer.INSTANCE.serializeKeyedStateHandleUtil(entry.getValue(), out);
+            MetadataV3Serializer.INSTANCE.serializeKeyedStateHandleUtil(
+                    AbsoluteHandles.of(entry.getValue()), out);
         }
         out.flush();
     }

@@ -1,0 +1,128 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.rhino.flink.state;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.fs.CloseableRegistry;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
+import org.apache.flink.util.concurrent.FutureUtils;
+
+import io.rhino.flink.routing.RhinoOperatorSpec;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Creates vnode backends for subtasks of one Rhino operator in this JVM, on real RocksDB, and
+ * checkpoints them to a local checkpoint directory, as one TaskManager would.
+ */
+final class VnodeBackendHarness implements AutoCloseable {
+
+    private final RhinoOperatorSpec spec;
+    private final java.nio.file.Path checkpointDir;
+    private final JobID jobId = new JobID();
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
+        this.spec = spec;
+        this.checkpointDir = checkpointDir;
+    }
+
+    VnodeKeyedStateBackend<Long> create(int subtask, Collection<KeyedStateHandle> restoreFrom)
+            throws Exception {
+        MockEnvironment env =
+                new MockEnvironmentBuilder()
+                        .setParallelism(spec.parallelism())
+                        .setSubtaskIndex(subtask)
+                        .setMaxParallelism(spec.numKeyGroups())
+                        .setManagedMemorySize(64L << 20)
+                        .build();
+        resources.add(env);
+        KeyGroupRange subtaskRange =
+                KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                        spec.numKeyGroups(), spec.parallelism(), subtask);
+        RhinoStateBackend stateBackend =
+                new RhinoStateBackendFactory()
+                        .createFromConfig(new Configuration(), getClass().getClassLoader());
+        VnodeKeyedStateBackend<Long> backend =
+                stateBackend.createVnodeKeyedStateBackend(
+                        new KeyedStateBackendParametersImpl<>(
+                                env,
+                                jobId,
+                                "op_" + subtask,
+                                LongSerializer.INSTANCE,
+                                spec.numKeyGroups(),
+                                subtaskRange,
+                                env.getTaskKvStateRegistry(),
+                                TtlTimeProvider.DEFAULT,
+                                new UnregisteredMetricsGroup(),
+                                restoreFrom,
+                                new CloseableRegistry()),
+                        spec);
+        resources.add(
+                () -> {
+                    backend.close();
+                    backend.dispose();
+                });
+        return backend;
+    }
+
+    /** Runs a whole checkpoint of the backend and reports it complete. */
+    KeyedStateHandle checkpoint(VnodeKeyedStateBackend<Long> backend, long checkpointId)
+            throws Exception {
+        java.nio.file.Path exclusive = checkpointDir.resolve("chk-" + checkpointId);
+        java.nio.file.Path shared = checkpointDir.resolve("shared");
+        Files.createDirectories(exclusive);
+        Files.createDirectories(shared);
+        FsCheckpointStreamFactory streams =
+                new FsCheckpointStreamFactory(
+                        FileSystem.getLocalFileSystem(),
+                        new Path(exclusive.toUri()),
+                        new Path(shared.toUri()),
+                        1024,
+                        4096);
+        KeyedStateHandle handle =
+                FutureUtils.runIfNotDoneAndGet(
+                                backend.snapshot(
+                                        checkpointId,
+                                        System.currentTimeMillis(),
+                                        streams,
+                                        CheckpointOptions.forCheckpointWithDefaultLocation()))
+                        .getJobManagerOwnedSnapshot();
+        backend.notifyCheckpointComplete(checkpointId);
+        return handle;
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+}

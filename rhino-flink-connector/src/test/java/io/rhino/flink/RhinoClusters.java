@@ -11,17 +11,17 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink;
 
+import io.rhino.flink.state.RhinoStateBackendFactory;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
-import io.rhino.flink.state.RhinoStateBackendFactory;
-import io.rhino.flink.testjobs.TestPipelines.Mode;
 
 /** MiniClusters and job configurations shared by the integration tests. */
 final class RhinoClusters {

@@ -11,24 +11,23 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-
 import java.util.List;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rhino keyed streams on the Rhino state backend answer exactly like Flink's keyBy on Flink's

@@ -11,23 +11,16 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink;
 
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.flink.testjobs.FailOnceAfterCheckpoints;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,13 +28,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Rhino job that fails after completed checkpoints restarts from its vnode checkpoints and ends
- * with exactly the results of a failure-free run. The sink upserts by result id, as an
- * idempotent external sink would, so results emitted twice around the failure must agree.
+ * with exactly the results of a failure-free run. The sink upserts by result id, as an idempotent
+ * external sink would, so results emitted twice around the failure must agree.
  */
 class RhinoFailoverITCase {
 
@@ -61,7 +60,8 @@ class RhinoFailoverITCase {
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         String runId = "failover-" + UUID.randomUUID();

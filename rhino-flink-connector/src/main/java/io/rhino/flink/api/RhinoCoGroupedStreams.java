@@ -11,8 +11,12 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.api;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.common.functions.CoGroupFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -28,14 +32,10 @@ import org.apache.flink.streaming.api.windowing.windows.Window;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.TaggedUnion;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-
 /**
- * Window co-group of two streams on a Rhino keyed stream. Flink's {@code DataStream.coGroup}
- * keys with Flink's static partitioner, so Rhino builds the same thing itself: tag both inputs,
- * union them, key the union through Rhino, window it, and co-group each window.
+ * Window co-group of two streams on a Rhino keyed stream. Flink's {@code DataStream.coGroup} keys
+ * with Flink's static partitioner, so Rhino builds the same thing itself: tag both inputs, union
+ * them, key the union through Rhino, window it, and co-group each window.
  */
 public final class RhinoCoGroupedStreams<T1, T2> {
 
@@ -91,8 +91,7 @@ public final class RhinoCoGroupedStreams<T1, T2> {
                 RhinoKeyedStream<TaggedUnion<T1, T2>, KEY> keyed =
                         RhinoStreams.keyBy(
                                 union, new UnionKey<>(firstKey, secondKey), keyType, options);
-                return new WithWindow<>(
-                        keyed.window(assigner), first.getType(), second.getType());
+                return new WithWindow<>(keyed.window(assigner), first.getType(), second.getType());
             }
         }
     }
@@ -159,8 +158,7 @@ public final class RhinoCoGroupedStreams<T1, T2> {
         }
     }
 
-    private static final class TagSecond<T1, T2>
-            implements MapFunction<T2, TaggedUnion<T1, T2>> {
+    private static final class TagSecond<T1, T2> implements MapFunction<T2, TaggedUnion<T1, T2>> {
         private static final long serialVersionUID = 1L;
 
         @Override
@@ -182,7 +180,9 @@ public final class RhinoCoGroupedStreams<T1, T2> {
 
         @Override
         public KEY getKey(TaggedUnion<T1, T2> value) throws Exception {
-            return value.isOne() ? firstKey.getKey(value.getOne()) : secondKey.getKey(value.getTwo());
+            return value.isOne()
+                    ? firstKey.getKey(value.getOne())
+                    : secondKey.getKey(value.getTwo());
         }
     }
 
@@ -196,8 +196,7 @@ public final class RhinoCoGroupedStreams<T1, T2> {
         }
 
         @Override
-        public void apply(
-                KEY key, W window, Iterable<TaggedUnion<T1, T2>> values, Collector<R> out)
+        public void apply(KEY key, W window, Iterable<TaggedUnion<T1, T2>> values, Collector<R> out)
                 throws Exception {
             List<T1> firsts = new ArrayList<>();
             List<T2> seconds = new ArrayList<>();

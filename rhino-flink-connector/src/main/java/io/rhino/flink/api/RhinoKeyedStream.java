@@ -11,8 +11,10 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.api;
 
+import io.rhino.flink.routing.RhinoOperatorSpec;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -20,12 +22,10 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.Window;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
-
 /**
  * A stream keyed through Rhino's router and gate. Operators created on it are Flink's own; this
- * class only pins their parallelism and max parallelism to the Rhino operator's, which the gate
- * and the state backend rely on.
+ * class only pins their parallelism and max parallelism to the Rhino operator's, which the gate and
+ * the state backend rely on.
  */
 public final class RhinoKeyedStream<T, K> {
 

@@ -11,14 +11,15 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.api;
 
 import java.io.Serializable;
 import java.util.Optional;
 
 /**
- * Options of one Rhino keyed stream. Unset values fall back to the job configuration
- * ({@code rhino.vnodes}, {@code rhino.key-groups}) and the environment's parallelism.
+ * Options of one Rhino keyed stream. Unset values fall back to the job configuration ({@code
+ * rhino.vnodes}, {@code rhino.key-groups}) and the environment's parallelism.
  */
 public final class RhinoKeyedStreamOptions implements Serializable {
 

@@ -11,8 +11,17 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.api;
 
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.routing.ChannelPartitioner;
+import io.rhino.flink.routing.RhinoElement;
+import io.rhino.flink.routing.RhinoElementTypeInfo;
+import io.rhino.flink.routing.RhinoGateOperatorFactory;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.routing.RhinoRouterFunction;
+import io.rhino.flink.state.RhinoStateBackendFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
@@ -23,24 +32,14 @@ import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
-import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.routing.ChannelPartitioner;
-import io.rhino.flink.routing.RhinoElement;
-import io.rhino.flink.routing.RhinoElementTypeInfo;
-import io.rhino.flink.routing.RhinoGateOperatorFactory;
-import io.rhino.flink.routing.RhinoOperatorSpec;
-import io.rhino.flink.routing.RhinoRouterFunction;
-import io.rhino.flink.state.RhinoStateBackendFactory;
-
 /**
- * Entry point of Rhino's DataStream API: {@code RhinoStreams.keyBy(stream, key, options)} in
- * place of {@code stream.keyBy(key)}, then Flink's own {@code process(...)} or {@code
- * window(...)}.
+ * Entry point of Rhino's DataStream API: {@code RhinoStreams.keyBy(stream, key, options)} in place
+ * of {@code stream.keyBy(key)}, then Flink's own {@code process(...)} or {@code window(...)}.
  *
  * <p>Under it: a router chained to the upstream operator picks each record's subtask from the
- * routing table, {@code partitionCustom} sends it there, and a gate chained in front of the
- * keyed operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed
- * operator is Flink's own, unchanged.
+ * routing table, {@code partitionCustom} sends it there, and a gate chained in front of the keyed
+ * operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed operator
+ * is Flink's own, unchanged.
  */
 public final class RhinoStreams {
 
@@ -107,8 +106,8 @@ public final class RhinoStreams {
     }
 
     /**
-     * Fails at job construction when the job configuration selects another state backend. When
-     * the job leaves it unset the cluster decides, and the gate checks at task start.
+     * Fails at job construction when the job configuration selects another state backend. When the
+     * job leaves it unset the cluster decides, and the gate checks at task start.
      */
     private static void requireRhinoBackendIfConfigured(ReadableConfig config, String name) {
         config.getOptional(StateBackendOptions.STATE_BACKEND)

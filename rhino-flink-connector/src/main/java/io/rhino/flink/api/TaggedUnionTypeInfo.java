@@ -11,6 +11,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.api;
 
 import org.apache.flink.api.common.serialization.SerializerConfig;
@@ -19,7 +20,9 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.streaming.api.datastream.CoGroupedStreams.UnionSerializer;
 import org.apache.flink.util.TaggedUnion;
 
-/** Type information for the tagged union of two join inputs, serialized by Flink's own serializer. */
+/**
+ * Type information for the tagged union of two join inputs, serialized by Flink's own serializer.
+ */
 final class TaggedUnionTypeInfo<T1, T2> extends TypeInformation<TaggedUnion<T1, T2>> {
 
     private static final long serialVersionUID = 1L;

@@ -11,6 +11,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.config;
 
 import org.apache.flink.configuration.ConfigOption;
@@ -18,8 +19,8 @@ import org.apache.flink.configuration.ConfigOptions;
 
 /**
  * Every configuration option of Rhino. Options are read from the job configuration first and the
- * cluster configuration second, like Flink's own. The reference in {@code docs/configuration.md}
- * is generated from this class.
+ * cluster configuration second, like Flink's own. The reference in {@code docs/configuration.md} is
+ * generated from this class.
  */
 public final class RhinoOptions {
 

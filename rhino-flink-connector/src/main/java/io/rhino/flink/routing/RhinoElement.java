@@ -11,13 +11,14 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.routing;
 
 import java.util.Objects;
 
 /**
- * What travels from a Rhino router to a Rhino gate: a record with the channel (target subtask)
- * the router chose for it. Later protocol messages (handover markers) travel the same way.
+ * What travels from a Rhino router to a Rhino gate: a record with the channel (target subtask) the
+ * router chose for it. Later protocol messages (handover markers) travel the same way.
  */
 public final class RhinoElement<T> {
 

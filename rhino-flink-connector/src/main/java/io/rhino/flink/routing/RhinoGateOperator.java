@@ -11,17 +11,17 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.routing;
 
+import io.rhino.flink.state.RhinoStateBackendCheck;
+import io.rhino.flink.state.RhinoTaskRegistry;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-
-import io.rhino.flink.state.RhinoStateBackendCheck;
-import io.rhino.flink.state.RhinoTaskRegistry;
 
 /**
  * The downstream half of a Rhino keyed stream, chained in front of the user's keyed operator: it

@@ -11,6 +11,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.routing;
 
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
@@ -19,9 +20,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 
-/**
- * Creates {@link RhinoGateOperator}s, always chained in front of the user's keyed operator.
- */
+/** Creates {@link RhinoGateOperator}s, always chained in front of the user's keyed operator. */
 public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFactory<T>
         implements OneInputStreamOperatorFactory<RhinoElement<T>, T> {
 

@@ -11,11 +11,11 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.routing;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
-
 import java.io.Serializable;
 
 /**

@@ -11,19 +11,19 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.routing;
 
+import io.rhino.core.routing.RoutingTable;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 
-import io.rhino.core.routing.RoutingTable;
-
 /**
- * The upstream half of a Rhino keyed stream: sends each record to the subtask that owns its
- * key's vnode in the current routing table. Runs chained to the upstream operator.
+ * The upstream half of a Rhino keyed stream: sends each record to the subtask that owns its key's
+ * vnode in the current routing table. Runs chained to the upstream operator.
  */
 public final class RhinoRouterFunction<T, K> extends ProcessFunction<T, RhinoElement<T>> {
 

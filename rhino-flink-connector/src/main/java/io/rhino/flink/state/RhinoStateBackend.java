@@ -11,8 +11,17 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import io.rhino.core.routing.KeyGroupSpan;
+import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -28,22 +37,11 @@ import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.util.TernaryBoolean;
 
-import io.rhino.core.routing.KeyGroupSpan;
-import io.rhino.core.routing.VnodeLayout;
-import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.routing.RhinoOperatorSpec;
-
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-
 /**
- * Flink state backend for jobs with Rhino keyed operators. A Rhino operator's keyed state lives
- * in one RocksDB instance per owned vnode ({@link VnodeKeyedStateBackend}); every other keyed
- * operator of the job gets Flink's own {@link EmbeddedRocksDBStateBackend}, configured from the
- * same options. Incremental checkpoints are always on: vnode export and replication build on
- * them.
+ * Flink state backend for jobs with Rhino keyed operators. A Rhino operator's keyed state lives in
+ * one RocksDB instance per owned vnode ({@link VnodeKeyedStateBackend}); every other keyed operator
+ * of the job gets Flink's own {@link EmbeddedRocksDBStateBackend}, configured from the same
+ * options. Incremental checkpoints are always on: vnode export and replication build on them.
  *
  * <p>Enable with {@code state.backend.type: io.rhino.flink.state.RhinoStateBackendFactory}.
  */

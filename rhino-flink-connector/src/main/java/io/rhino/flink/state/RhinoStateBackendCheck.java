@@ -11,6 +11,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
 import org.apache.flink.configuration.Configuration;
@@ -18,14 +19,12 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.StateBackendLoader;
 import org.apache.flink.streaming.api.graph.StreamConfig;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fails a Rhino task at start, with the option to set, when the job does not run on the Rhino
- * state backend: the alternative is an obscure "key group is not in range" error on the first
- * record.
+ * Fails a Rhino task at start, with the option to set, when the job does not run on the Rhino state
+ * backend: the alternative is an obscure "key group is not in range" error on the first record.
  */
 public final class RhinoStateBackendCheck {
 

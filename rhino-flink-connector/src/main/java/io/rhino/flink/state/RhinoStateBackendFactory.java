@@ -11,14 +11,15 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.runtime.state.StateBackendFactory;
 
 /**
- * Creates the {@link RhinoStateBackend} from configuration. Enable it with
- * {@code state.backend.type: io.rhino.flink.state.RhinoStateBackendFactory}.
+ * Creates the {@link RhinoStateBackend} from configuration. Enable it with {@code
+ * state.backend.type: io.rhino.flink.state.RhinoStateBackendFactory}.
  */
 public final class RhinoStateBackendFactory implements StateBackendFactory<RhinoStateBackend> {
 

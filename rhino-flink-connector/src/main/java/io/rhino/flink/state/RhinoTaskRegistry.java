@@ -11,21 +11,19 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
-import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
-
 import io.rhino.flink.routing.RhinoOperatorSpec;
-
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 
 /**
- * Where a Rhino gate tells the state backend of its task that the task's keyed operator is a
- * Rhino operator. The gate is created before the keyed operator's state is initialised, and
- * Flink hands the backend only the task's {@code Environment}, so the two meet here, by the task
- * attempt's id.
+ * Where a Rhino gate tells the state backend of its task that the task's keyed operator is a Rhino
+ * operator. The gate is created before the keyed operator's state is initialised, and Flink hands
+ * the backend only the task's {@code Environment}, so the two meet here, by the task attempt's id.
  */
 public final class RhinoTaskRegistry {
 

@@ -11,12 +11,12 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import java.util.Collection;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.internal.InternalAggregatingState;
-
-import java.util.Collection;
 
 /** Aggregating state dispatched to the current key's vnode. */
 final class VnodeAggregatingState<K, N, IN, ACC, OUT>

@@ -11,12 +11,12 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import java.util.Collection;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateHandle;
-
-import java.util.Collection;
 
 /** Creates the delegate RocksDB backend of one vnode, empty or restored from handles. */
 @FunctionalInterface

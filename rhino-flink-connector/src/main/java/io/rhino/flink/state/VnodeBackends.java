@@ -11,11 +11,11 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
-import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
-
 import java.util.Arrays;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 
 /** The delegate RocksDB backends of the vnodes a subtask owns, indexed by vnode. */
 final class VnodeBackends<K> {

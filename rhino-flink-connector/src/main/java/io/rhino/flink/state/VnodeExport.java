@@ -11,22 +11,21 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.rhino.flink.state;
 
-import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
-import org.apache.flink.util.FileUtils;
+package io.rhino.flink.state;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
+import org.apache.flink.util.FileUtils;
 
 /**
- * A vnode's state exported to a local directory: the RocksDB files (hard links where possible)
- * and the metadata, described by a standard {@link IncrementalLocalKeyedStateHandle} that a
- * vnode backend installs with hard links.
+ * A vnode's state exported to a local directory: the RocksDB files (hard links where possible) and
+ * the metadata, described by a standard {@link IncrementalLocalKeyedStateHandle} that a vnode
+ * backend installs with hard links.
  *
  * @param vnode the exported vnode
- * @param directory the directory holding the export; delete it with {@link #delete} once
- *     installed
+ * @param directory the directory holding the export; delete it with {@link #delete} once installed
  * @param handle the handle to install from
  * @param copiedBytes bytes that had to be copied because no completed checkpoint held them
  */

@@ -11,8 +11,17 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -29,19 +38,10 @@ import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
-
 /**
- * Exports one vnode: takes an incremental RocksDB snapshot of its delegate backend whose new
- * files go to a local staging directory, then lays every file of the snapshot (new ones and those
- * of earlier checkpoints) out in one RocksDB directory, by hard link when the file is local.
+ * Exports one vnode: takes an incremental RocksDB snapshot of its delegate backend whose new files
+ * go to a local staging directory, then lays every file of the snapshot (new ones and those of
+ * earlier checkpoints) out in one RocksDB directory, by hard link when the file is local.
  */
 final class VnodeExporter {
 
@@ -124,8 +124,8 @@ final class VnodeExporter {
     }
 
     /**
-     * Puts the handle's bytes at {@code target}: a hard link to a local file, else a copy.
-     * Returns the bytes written by the snapshot itself (files in the staging directory) or copied.
+     * Puts the handle's bytes at {@code target}: a hard link to a local file, else a copy. Returns
+     * the bytes written by the snapshot itself (files in the staging directory) or copied.
      */
     private static long materialize(StreamStateHandle handle, Path target, Path staging)
             throws IOException {

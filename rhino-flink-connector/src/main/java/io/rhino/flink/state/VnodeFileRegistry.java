@@ -11,18 +11,8 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
-
-import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
-import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
-import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.PhysicalStateHandleID;
-import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
-import org.apache.flink.runtime.state.StateObject;
-import org.apache.flink.runtime.state.StreamStateHandle;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -33,17 +23,25 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PhysicalStateHandleID;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
+import org.apache.flink.runtime.state.StateObject;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Plays the part of Flink's {@code SharedStateRegistry} for the files inside vnode snapshots,
- * which Flink cannot see: it replaces the placeholders RocksDB writes for files uploaded by an
- * earlier checkpoint with the real handles, and deletes files once no retained checkpoint uses
- * them.
+ * Plays the part of Flink's {@code SharedStateRegistry} for the files inside vnode snapshots, which
+ * Flink cannot see: it replaces the placeholders RocksDB writes for files uploaded by an earlier
+ * checkpoint with the real handles, and deletes files once no retained checkpoint uses them.
  *
  * <p>Retention is conservative: with R retained checkpoints, every snapshot taken at or after the
  * R-th most recent checkpoint this backend heard complete is kept, including ones that may have
- * been aborted in between, because notifications can be missed. Files of a restored checkpoint
- * are never deleted here: in Flink's NO_CLAIM mode they belong to someone else.
+ * been aborted in between, because notifications can be missed. Files of a restored checkpoint are
+ * never deleted here: in Flink's NO_CLAIM mode they belong to someone else.
  */
 final class VnodeFileRegistry {
 

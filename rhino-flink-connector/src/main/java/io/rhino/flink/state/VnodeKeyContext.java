@@ -11,11 +11,11 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-
 import io.rhino.core.routing.VnodeLayout;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
  * The key a vnode backend currently works on, with its key group and vnode. Computed once per

@@ -11,8 +11,19 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import io.rhino.core.routing.KeyGroupSpan;
+import io.rhino.core.routing.VnodeLayout;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.RunnableFuture;
+import java.util.stream.Stream;
+import javax.annotation.Nonnull;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
@@ -33,22 +44,8 @@ import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTran
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.util.IOUtils;
-
-import io.rhino.core.routing.KeyGroupSpan;
-import io.rhino.core.routing.VnodeLayout;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import javax.annotation.Nonnull;
-
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
-import java.util.List;
-import java.util.concurrent.RunnableFuture;
-import java.util.stream.Stream;
 
 /**
  * The keyed state backend of one subtask of a Rhino operator: one delegate RocksDB backend per
@@ -113,8 +110,7 @@ public final class VnodeKeyedStateBackend<K>
      * Adds a vnode to this subtask, restored from the given handles (empty for a new vnode). An
      * {@code IncrementalLocalKeyedStateHandle} is installed by hard-linking its SST files.
      */
-    public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom)
-            throws Exception {
+    public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom) throws Exception {
         layout.checkVnode(vnode);
         if (backends.owns(vnode)) {
             throw new IllegalStateException(

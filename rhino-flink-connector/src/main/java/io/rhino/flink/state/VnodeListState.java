@@ -11,13 +11,13 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.rhino.flink.state;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.runtime.state.internal.InternalListState;
+package io.rhino.flink.state;
 
 import java.util.Collection;
 import java.util.List;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.internal.InternalListState;
 
 /** List state dispatched to the current key's vnode. */
 final class VnodeListState<K, N, V>

@@ -11,10 +11,8 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.rhino.flink.state;
 
-import org.apache.flink.runtime.checkpoint.metadata.MetadataV3Serializer;
-import org.apache.flink.runtime.state.KeyedStateHandle;
+package io.rhino.flink.state;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -23,6 +21,8 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.apache.flink.runtime.checkpoint.metadata.MetadataV3Serializer;
+import org.apache.flink.runtime.state.KeyedStateHandle;
 
 /**
  * What a Rhino keyed backend checkpoints for one subtask: the snapshot handle of each vnode it

@@ -11,13 +11,13 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.rhino.flink.state;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.runtime.state.internal.InternalMapState;
+package io.rhino.flink.state;
 
 import java.util.Iterator;
 import java.util.Map;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.internal.InternalMapState;
 
 /** Map state dispatched to the current key's vnode. */
 final class VnodeMapState<K, N, UK, UV>

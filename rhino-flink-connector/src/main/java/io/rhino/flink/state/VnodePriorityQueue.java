@@ -11,26 +11,24 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
-import org.apache.flink.runtime.state.Keyed;
-import org.apache.flink.runtime.state.PriorityComparable;
-import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
-import org.apache.flink.util.CloseableIterator;
-
 import io.rhino.core.routing.VnodeLayout;
-
-import javax.annotation.Nonnull;
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.util.CloseableIterator;
 
 /**
  * A timer queue composed of the owned vnodes' RocksDB timer queues: elements go to their key's
@@ -40,7 +38,8 @@ import java.util.Set;
  * {@link KeyGroupedInternalPriorityQueue} contract allows and the timer service handles by
  * comparing timestamps.
  */
-final class VnodePriorityQueue<T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+final class VnodePriorityQueue<
+                T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
         implements KeyGroupedInternalPriorityQueue<T> {
 
     private final String name;
@@ -84,8 +83,7 @@ final class VnodePriorityQueue<T extends HeapPriorityQueueElement & PriorityComp
 
     private KeyGroupedInternalPriorityQueue<T> queueOf(T element) {
         return queueOfKeyGroup(
-                KeyGroupRangeAssignment.assignToKeyGroup(
-                        element.getKey(), layout.numKeyGroups()));
+                KeyGroupRangeAssignment.assignToKeyGroup(element.getKey(), layout.numKeyGroups()));
     }
 
     /** The vnode queue whose head comes first, or null when all are empty. */

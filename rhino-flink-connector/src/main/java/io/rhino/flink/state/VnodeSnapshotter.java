@@ -11,8 +11,16 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import java.io.DataOutputStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RunnableFuture;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -26,18 +34,10 @@ import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.util.concurrent.FutureUtils;
 
-import java.io.DataOutputStream;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.RunnableFuture;
-
 /**
- * Checkpoints a vnode backend: the synchronous part of every owned vnode's RocksDB snapshot runs
- * in {@link #snapshot}; the returned future uploads them, resolves shared-file placeholders and
- * writes the {@link VnodeManifest} that Flink stores as a standard {@link KeyGroupsStateHandle}.
+ * Checkpoints a vnode backend: the synchronous part of every owned vnode's RocksDB snapshot runs in
+ * {@link #snapshot}; the returned future uploads them, resolves shared-file placeholders and writes
+ * the {@link VnodeManifest} that Flink stores as a standard {@link KeyGroupsStateHandle}.
  */
 final class VnodeSnapshotter<K> {
 
@@ -77,10 +77,7 @@ final class VnodeSnapshotter<K> {
                         vnode,
                         backends.get(vnode)
                                 .snapshot(
-                                        checkpointId,
-                                        timestamp,
-                                        streamFactory,
-                                        checkpointOptions));
+                                        checkpointId, timestamp, streamFactory, checkpointOptions));
             }
         } catch (Exception e) {
             cancelAndDiscard(futures);

@@ -11,8 +11,11 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.api.common.state.State;
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -22,9 +25,6 @@ import org.apache.flink.runtime.state.Keyed;
 import org.apache.flink.runtime.state.PriorityComparable;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalKvState;
-
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The states and timer queues an operator created on a vnode backend, each remembered with how to
@@ -45,7 +45,8 @@ final class VnodeStateRegistry<K> {
         KeyGroupedInternalPriorityQueue<?> bind(CheckpointableKeyedStateBackend<K> vnodeBackend);
     }
 
-    private record RegisteredState<K>(AbstractVnodeState<K, ?, ?, ?> state, StateBinder<K> binder) {}
+    private record RegisteredState<K>(
+            AbstractVnodeState<K, ?, ?, ?> state, StateBinder<K> binder) {}
 
     private record RegisteredQueue<K>(VnodePriorityQueue<?> queue, QueueBinder<K> binder) {}
 
@@ -73,8 +74,7 @@ final class VnodeStateRegistry<K> {
             throws Exception {
         RegisteredState<K> registered = statesByName.get(descriptor.getName());
         if (registered == null) {
-            AbstractVnodeState<K, N, ?, ?> state =
-                    newDispatcher(descriptor, namespaceSerializer);
+            AbstractVnodeState<K, N, ?, ?> state = newDispatcher(descriptor, namespaceSerializer);
             for (int vnode : backends.ownedVnodes()) {
                 bindState(state, binder, vnode, backends.get(vnode));
             }
@@ -92,7 +92,8 @@ final class VnodeStateRegistry<K> {
         if (registered == null) {
             VnodePriorityQueue<T> queue = new VnodePriorityQueue<>(name, keyContext.layout());
             for (int vnode : backends.ownedVnodes()) {
-                queue.bind(vnode, (KeyGroupedInternalPriorityQueue) binder.bind(backends.get(vnode)));
+                queue.bind(
+                        vnode, (KeyGroupedInternalPriorityQueue) binder.bind(backends.get(vnode)));
             }
             registered = new RegisteredQueue<>(queue, binder);
             queuesByName.put(name, registered);
@@ -108,7 +109,10 @@ final class VnodeStateRegistry<K> {
         }
         for (RegisteredQueue<K> registered : queuesByName.values()) {
             ((VnodePriorityQueue) registered.queue())
-                    .bind(vnode, (KeyGroupedInternalPriorityQueue) registered.binder().bind(vnodeBackend));
+                    .bind(
+                            vnode,
+                            (KeyGroupedInternalPriorityQueue)
+                                    registered.binder().bind(vnodeBackend));
         }
     }
 

@@ -11,15 +11,16 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.internal.InternalValueState;
 
-import java.io.IOException;
-
 /** Value state dispatched to the current key's vnode. */
-final class VnodeValueState<K, N, V> extends AbstractVnodeState<K, N, V, InternalValueState<K, N, V>>
+final class VnodeValueState<K, N, V>
+        extends AbstractVnodeState<K, N, V, InternalValueState<K, N, V>>
         implements InternalValueState<K, N, V> {
 
     VnodeValueState(

@@ -11,8 +11,22 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.state;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -27,25 +41,10 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
 import org.apache.flink.streaming.api.operators.TimerSerializer;
-
-import io.rhino.flink.routing.RhinoOperatorSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.LongStream;
-import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Moves a vnode between two subtasks of one operator on one machine: export from the origin's
@@ -103,8 +102,9 @@ class VnodeExportInstallTest {
         List<Long> changed = moved.subList(0, 100);
         writeState(origin, changed, 3);
 
-        ValueState<Long> targetValues = target.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+        ValueState<Long> targetValues =
+                target.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
         KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> targetTimers =
                 target.create("timers", TIMERS);
 
@@ -155,8 +155,9 @@ class VnodeExportInstallTest {
 
         VnodeKeyedStateBackend<Long> restored = harness.create(1, List.of(second));
         assertThat(restored.ownedVnodes()).containsExactly(MOVED, 4, 5, 6, 7);
-        ValueState<Long> values = restored.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+        ValueState<Long> values =
+                restored.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
         for (long key : moved) {
             restored.setCurrentKey(key);
             assertThat(values.value()).isEqualTo(key * (changed.contains(key) ? 6 : 5));
@@ -191,14 +192,17 @@ class VnodeExportInstallTest {
     }
 
     /** value = key * factor, list = [key, key + factor], map = {key: "k" + factor}, one timer. */
-    private static void writeState(VnodeKeyedStateBackend<Long> backend, List<Long> keys, int factor)
-            throws Exception {
-        ValueState<Long> values = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
-        ListState<Long> lists = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LIST);
-        MapState<Long, String> maps = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, MAP);
+    private static void writeState(
+            VnodeKeyedStateBackend<Long> backend, List<Long> keys, int factor) throws Exception {
+        ValueState<Long> values =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+        ListState<Long> lists =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LIST);
+        MapState<Long, String> maps =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, MAP);
         KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> timers =
                 backend.create("timers", TIMERS);
         for (long key : keys) {
@@ -213,10 +217,12 @@ class VnodeExportInstallTest {
     private static void assertState(
             VnodeKeyedStateBackend<Long> backend, List<Long> keys, List<Long> changed)
             throws Exception {
-        ListState<Long> lists = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LIST);
-        MapState<Long, String> maps = backend.getPartitionedState(
-                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, MAP);
+        ListState<Long> lists =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, LIST);
+        MapState<Long, String> maps =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, MAP);
         for (long key : keys) {
             backend.setCurrentKey(key);
             List<Long> list = new ArrayList<>();
@@ -238,7 +244,9 @@ class VnodeExportInstallTest {
         long previous = Long.MIN_VALUE;
         TimerHeapInternalTimer<Long, VoidNamespace> timer;
         while ((timer = timers.poll()) != null) {
-            assertThat(timer.getTimestamp()).as("timers come out in time order").isGreaterThanOrEqualTo(previous);
+            assertThat(timer.getTimestamp())
+                    .as("timers come out in time order")
+                    .isGreaterThanOrEqualTo(previous);
             previous = timer.getTimestamp();
             drained.add(timer.getKey() + "@" + timer.getTimestamp());
         }
@@ -252,13 +260,14 @@ class VnodeExportInstallTest {
     private static long hardLinkedSstFiles(Path directory) throws Exception {
         try (Stream<Path> files = Files.list(directory)) {
             return files.filter(f -> f.toString().endsWith(".sst"))
-                    .filter(f -> {
-                        try {
-                            return (int) Files.getAttribute(f, "unix:nlink") > 1;
-                        } catch (Exception e) {
-                            return false;
-                        }
-                    })
+                    .filter(
+                            f -> {
+                                try {
+                                    return (int) Files.getAttribute(f, "unix:nlink") > 1;
+                                } catch (Exception e) {
+                                    return false;
+                                }
+                            })
                     .count();
         }
     }

@@ -11,6 +11,7 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.testjobs;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -23,9 +24,9 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Deterministic event streams: event i has a key, a timestamp increasing with i, and a value,
- * all pure functions of i. Each source split is a contiguous range of i, so every source subtask
- * emits in timestamp order and no event is ever late.
+ * Deterministic event streams: event i has a key, a timestamp increasing with i, and a value, all
+ * pure functions of i. Each source split is a contiguous range of i, so every source subtask emits
+ * in timestamp order and no event is ever late.
  */
 public final class Events {
 
@@ -70,7 +71,9 @@ public final class Events {
     static Tuple3<Long, Long, Long> event(long seed, long index, long millisPerEvent, int keys) {
         long mixed = mix(seed * 0x9E3779B97F4A7C15L + index);
         return Tuple3.of(
-                Math.floorMod(mixed, (long) keys), index * millisPerEvent, Math.floorMod(mixed >>> 17, 100L));
+                Math.floorMod(mixed, (long) keys),
+                index * millisPerEvent,
+                Math.floorMod(mixed >>> 17, 100L));
     }
 
     private static long mix(long z) {

@@ -11,19 +11,19 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-package io.rhino.flink.testjobs;
 
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
+package io.rhino.flink.testjobs;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
 
 /**
- * Passes records through and throws once, in subtask 0, after the job completed a given number
- * of checkpoints and the subtask saw a given number of records since. State is static, per run
- * id, because the function is restored from scratch after the failure.
+ * Passes records through and throws once, in subtask 0, after the job completed a given number of
+ * checkpoints and the subtask saw a given number of records since. State is static, per run id,
+ * because the function is restored from scratch after the failure.
  */
 public final class FailOnceAfterCheckpoints<T> extends RichMapFunction<T, T>
         implements CheckpointListener {

@@ -11,15 +11,16 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.testjobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /** Compares outputs as multisets, naming the first differences instead of dumping both. */
 public final class Multisets {
@@ -28,7 +29,9 @@ public final class Multisets {
 
     public static Map<String, Long> counts(Collection<String> lines) {
         return lines.stream()
-                .collect(Collectors.groupingBy(Function.identity(), TreeMap::new, Collectors.counting()));
+                .collect(
+                        Collectors.groupingBy(
+                                Function.identity(), TreeMap::new, Collectors.counting()));
     }
 
     public static void assertSameMultiset(
@@ -43,7 +46,13 @@ public final class Multisets {
             long e = expectedCounts.getOrDefault(line, 0L);
             long a = actualCounts.getOrDefault(line, 0L);
             if (e != a && shown++ < 10) {
-                differences.append("\n  ").append(line).append(": expected ").append(e).append(" got ").append(a);
+                differences
+                        .append("\n  ")
+                        .append(line)
+                        .append(": expected ")
+                        .append(e)
+                        .append(" got ")
+                        .append(a);
             }
         }
         assertThat(shown)

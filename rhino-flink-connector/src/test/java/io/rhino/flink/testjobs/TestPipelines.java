@@ -11,8 +11,15 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
+
 package io.rhino.flink.testjobs;
 
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.JoinFunction;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -35,14 +42,6 @@ import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindow
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
-
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.UnaryOperator;
 
 /**
  * The deterministic jobs that Rhino runs must answer exactly like plain Flink: an event-time
@@ -249,8 +248,7 @@ public final class TestPipelines {
         public void open(OpenContext openContext) {
             sumByBucket =
                     getRuntimeContext()
-                            .getMapState(
-                                    new MapStateDescriptor<>("sums", Types.LONG, Types.LONG));
+                            .getMapState(new MapStateDescriptor<>("sums", Types.LONG, Types.LONG));
             firedBuckets =
                     getRuntimeContext().getState(new ValueStateDescriptor<>("fired", Types.LONG));
             recentBuckets =

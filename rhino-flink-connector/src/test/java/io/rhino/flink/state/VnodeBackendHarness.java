@@ -48,9 +48,17 @@ final class VnodeBackendHarness implements AutoCloseable {
     private final JobID jobId = new JobID();
     private final List<AutoCloseable> resources = new ArrayList<>();
 
+    private final TtlTimeProvider ttlTimeProvider;
+
     VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
+        this(spec, checkpointDir, TtlTimeProvider.DEFAULT);
+    }
+
+    VnodeBackendHarness(
+            RhinoOperatorSpec spec, java.nio.file.Path checkpointDir, TtlTimeProvider ttlTime) {
         this.spec = spec;
         this.checkpointDir = checkpointDir;
+        this.ttlTimeProvider = ttlTime;
     }
 
     VnodeKeyedStateBackend<Long> create(int subtask, Collection<KeyedStateHandle> restoreFrom)
@@ -79,7 +87,7 @@ final class VnodeBackendHarness implements AutoCloseable {
                                 spec.numKeyGroups(),
                                 subtaskRange,
                                 env.getTaskKvStateRegistry(),
-                                TtlTimeProvider.DEFAULT,
+                                ttlTimeProvider,
                                 new UnregisteredMetricsGroup(),
                                 restoreFrom,
                                 new CloseableRegistry()),

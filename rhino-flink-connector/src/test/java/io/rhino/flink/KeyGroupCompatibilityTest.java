@@ -14,15 +14,14 @@
 
 package io.rhino.flink;
 
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.core.routing.KeyGroups;
 import io.rhino.core.routing.VnodeLayout;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 /**
  * Rhino routes by the same key groups Flink's state backends use, so the state of a key is where
@@ -38,7 +37,8 @@ class KeyGroupCompatibilityTest {
     }
 
     @Property
-    void stringKeysToo(@ForAll String key, @ForAll @IntRange(min = 1, max = 1 << 15) int maxParallelism) {
+    void stringKeysToo(
+            @ForAll String key, @ForAll @IntRange(min = 1, max = 1 << 15) int maxParallelism) {
         assertThat(KeyGroups.assignToKeyGroup(key, maxParallelism))
                 .isEqualTo(KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism));
     }

@@ -14,6 +14,13 @@
 
 package io.rhino.flink;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.state.RhinoStateBackendFactory;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.TestPipelines;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -21,16 +28,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
-import io.rhino.flink.state.RhinoStateBackendFactory;
-import io.rhino.flink.testjobs.Events;
-import io.rhino.flink.testjobs.TestPipelines;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A Rhino keyed stream without the Rhino state backend fails early and says what to set. */
 class MissingStateBackendITCase {
@@ -69,7 +68,8 @@ class MissingStateBackendITCase {
                 .sinkTo(new DiscardingSink<>());
 
         assertThatThrownBy(() -> env.execute("no-rhino-backend"))
-                .hasStackTraceContaining("Rhino keyed operator 'counts' needs the Rhino state backend")
+                .hasStackTraceContaining(
+                        "Rhino keyed operator 'counts' needs the Rhino state backend")
                 .hasStackTraceContaining(FIX);
     }
 }

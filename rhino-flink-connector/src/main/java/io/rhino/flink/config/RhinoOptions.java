@@ -45,18 +45,6 @@ public final class RhinoOptions {
                                     + "operator's max parallelism. Fixed for the life of the "
                                     + "job's state.");
 
-    /** Where exported vnode snapshots are written before another subtask installs them. */
-    public static final ConfigOption<String> EXPORT_DIR =
-            ConfigOptions.key("rhino.state.export-dir")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription(
-                            "Local directory for exported vnode snapshots (hard links of the "
-                                    + "vnode's RocksDB files plus its metadata). Must be on the "
-                                    + "same filesystem as the RocksDB working directories for "
-                                    + "hard links to apply. Defaults to a 'rhino-export' "
-                                    + "directory in the TaskManager's temporary directory.");
-
     /** How many completed checkpoints' files the backend keeps. */
     public static final ConfigOption<Integer> RETAINED_CHECKPOINTS =
             ConfigOptions.key("rhino.state.retained-checkpoints")

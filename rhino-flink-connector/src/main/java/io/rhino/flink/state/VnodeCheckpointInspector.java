@@ -14,13 +14,6 @@
 
 package io.rhino.flink.state;
 
-import org.apache.flink.runtime.checkpoint.Checkpoints;
-import org.apache.flink.runtime.checkpoint.OperatorState;
-import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
-import org.apache.flink.runtime.state.KeyedStateHandle;
-
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,11 +22,17 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
 
 /**
- * Reads a completed checkpoint and tells, for every Rhino operator in it, which subtask held
- * which vnode and how many bytes the vnode's state had. For operators and tools (the demo job
- * prints it); it opens files only, never a running job.
+ * Reads a completed checkpoint and tells, for every Rhino operator in it, which subtask held which
+ * vnode and how many bytes the vnode's state had. For operators and tools (the demo job prints it);
+ * it opens files only, never a running job.
  */
 public final class VnodeCheckpointInspector {
 
@@ -43,8 +42,8 @@ public final class VnodeCheckpointInspector {
     private VnodeCheckpointInspector() {}
 
     /**
-     * The vnodes of every Rhino operator in the checkpoint whose {@code _metadata} file is
-     * given, by operator id, then vnode.
+     * The vnodes of every Rhino operator in the checkpoint whose {@code _metadata} file is given,
+     * by operator id, then vnode.
      */
     public static SortedMap<String, SortedMap<Integer, VnodeState>> read(Path metadataFile)
             throws IOException {

@@ -14,8 +14,21 @@
 
 package io.rhino.flink.state;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.functions.AggregateFunction;
-import org.apache.flink.api.common.state.AggregatingState;
 import org.apache.flink.api.common.state.AggregatingStateDescriptor;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ReducingStateDescriptor;
@@ -29,29 +42,13 @@ import org.apache.flink.runtime.state.internal.InternalAggregatingState;
 import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.runtime.state.internal.InternalReducingState;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
-
-import io.rhino.flink.routing.RhinoOperatorSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
-import java.util.stream.LongStream;
-import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
- * The vnode backend behaves like one keyed backend across its vnodes: namespaces and merging
- * (what session windows use), TTL, and key iteration spanning every owned vnode.
+ * The vnode backend behaves like one keyed backend across its vnodes: namespaces and merging (what
+ * session windows use), TTL, and key iteration spanning every owned vnode.
  */
 class VnodeKeyedStateBackendTest {
 

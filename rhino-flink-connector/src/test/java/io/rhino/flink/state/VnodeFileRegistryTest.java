@@ -1,0 +1,159 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.UUID;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Placeholders resolve to earlier uploads; files go once no retained checkpoint uses them. */
+class VnodeFileRegistryTest {
+
+    @TempDir java.nio.file.Path dir;
+
+    private FileStateHandle file(String name) throws Exception {
+        java.nio.file.Path path = dir.resolve(name);
+        Files.writeString(path, name);
+        return new FileStateHandle(new Path(path.toUri()), Files.size(path));
+    }
+
+    private static PlaceholderStreamStateHandle placeholder(StreamStateHandle of) {
+        return new PlaceholderStreamStateHandle(
+                of.getStreamStateHandleID(), of.getStateSize(), false);
+    }
+
+    private static IncrementalRemoteKeyedStateHandle snapshot(
+            long id,
+            List<HandleAndLocalPath> shared,
+            StreamStateHandle privateFile,
+            StreamStateHandle meta) {
+        return new IncrementalRemoteKeyedStateHandle(
+                UUID.randomUUID(),
+                new KeyGroupRange(0, 9),
+                id,
+                shared,
+                List.of(HandleAndLocalPath.of(privateFile, "MANIFEST")),
+                meta);
+    }
+
+    private boolean exists(FileStateHandle handle) {
+        return Files.exists(java.nio.file.Path.of(handle.getFilePath().toUri()));
+    }
+
+    @Test
+    void resolvesPlaceholdersAndDeletesFilesNoRetainedCheckpointUses() throws Exception {
+        VnodeFileRegistry registry = new VnodeFileRegistry(1);
+        FileStateHandle a = file("a.sst");
+        FileStateHandle b = file("b.sst");
+        FileStateHandle p1 = file("p1");
+        FileStateHandle m1 = file("m1");
+        FileStateHandle p2 = file("p2");
+        FileStateHandle m2 = file("m2");
+        FileStateHandle p3 = file("p3");
+        FileStateHandle m3 = file("m3");
+
+        KeyedStateHandle first =
+                registry.resolve(snapshot(1, List.of(HandleAndLocalPath.of(a, "1.sst")), p1, m1));
+        registry.registerSnapshot(1, List.of(first));
+        KeyedStateHandle second =
+                registry.resolve(
+                        snapshot(
+                                2,
+                                List.of(
+                                        HandleAndLocalPath.of(placeholder(a), "1.sst"),
+                                        HandleAndLocalPath.of(b, "2.sst")),
+                                p2,
+                                m2));
+        registry.registerSnapshot(2, List.of(second));
+        assertThat(((IncrementalRemoteKeyedStateHandle) second).getSharedState().get(0).getHandle())
+                .as("placeholder replaced by the upload of checkpoint 1")
+                .isEqualTo(a);
+
+        registry.checkpointCompleted(1);
+        assertThat(List.of(a, b, p1, m1, p2, m2)).allMatch(this::exists);
+
+        registry.checkpointCompleted(2);
+        assertThat(exists(p1) || exists(m1)).as("private files of subsumed checkpoint 1").isFalse();
+        assertThat(List.of(a, b, p2, m2)).allMatch(this::exists);
+
+        KeyedStateHandle third =
+                registry.resolve(
+                        snapshot(
+                                3,
+                                List.of(HandleAndLocalPath.of(placeholder(b), "2.sst")),
+                                p3,
+                                m3));
+        registry.registerSnapshot(3, List.of(third));
+        registry.checkpointCompleted(3);
+        assertThat(exists(a)).as("a.sst, only used by subsumed checkpoints").isFalse();
+        assertThat(exists(p2) || exists(m2)).isFalse();
+        assertThat(List.of(b, p3, m3)).allMatch(this::exists);
+    }
+
+    @Test
+    void neverDeletesRestoredFilesAndRejectsUnknownPlaceholders() throws Exception {
+        VnodeFileRegistry registry = new VnodeFileRegistry(1);
+        FileStateHandle restored = file("restored.sst");
+        registry.registerRestored(
+                List.of(
+                        snapshot(
+                                5,
+                                List.of(HandleAndLocalPath.of(restored, "9.sst")),
+                                file("rp"),
+                                file("rm"))));
+
+        KeyedStateHandle sixth =
+                registry.resolve(
+                        snapshot(
+                                6,
+                                List.of(HandleAndLocalPath.of(placeholder(restored), "9.sst")),
+                                file("p6"),
+                                file("m6")));
+        registry.registerSnapshot(6, List.of(sixth));
+        registry.checkpointCompleted(6);
+        KeyedStateHandle seventh = registry.resolve(snapshot(7, List.of(), file("p7"), file("m7")));
+        registry.registerSnapshot(7, List.of(seventh));
+        registry.checkpointCompleted(7);
+        assertThat(exists(restored))
+                .as("restored files belong to the checkpoint we restored")
+                .isTrue();
+
+        assertThatThrownBy(
+                        () ->
+                                registry.resolve(
+                                        snapshot(
+                                                8,
+                                                List.of(
+                                                        HandleAndLocalPath.of(
+                                                                placeholder(file("x")), "x.sst")),
+                                                file("p8"),
+                                                file("m8"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("x.sst");
+    }
+}

@@ -71,7 +71,7 @@ class RhinoFailoverITCase {
                         env,
                         Mode.RHINO,
                         slowInput,
-                        8,
+                        TestPipelines.RhinoSetup.vnodes(8),
                         events -> events.map(failure).setParallelism(events.getParallelism()))
                 .sinkTo(new ResultSink(runId));
         env.execute("failover");

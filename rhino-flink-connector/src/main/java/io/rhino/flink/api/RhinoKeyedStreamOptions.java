@@ -14,6 +14,9 @@
 
 package io.rhino.flink.api;
 
+import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.handover.StateTransfer;
+
 import java.io.Serializable;
 import java.util.Optional;
 
@@ -30,6 +33,7 @@ public final class RhinoKeyedStreamOptions implements Serializable {
     private final Integer keyGroups;
     private final Integer parallelism;
     private final Integer activeParallelism;
+    private final StateTransfer stateTransfer;
 
     private RhinoKeyedStreamOptions(Builder builder) {
         this.name = builder.name;
@@ -37,6 +41,7 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         this.keyGroups = builder.keyGroups;
         this.parallelism = builder.parallelism;
         this.activeParallelism = builder.activeParallelism;
+        this.stateTransfer = builder.stateTransfer;
     }
 
     /** Options with the given operator name and every other value from configuration. */
@@ -68,6 +73,11 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         return Optional.ofNullable(activeParallelism);
     }
 
+    /** How vnode state moves between subtasks in a handover. */
+    public StateTransfer stateTransfer() {
+        return stateTransfer;
+    }
+
     /** Builder of {@link RhinoKeyedStreamOptions}. */
     public static final class Builder {
         private final String name;
@@ -75,6 +85,7 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         private Integer keyGroups;
         private Integer parallelism;
         private Integer activeParallelism;
+        private StateTransfer stateTransfer = new LocalDirectoryStateTransfer();
 
         private Builder(String name) {
             if (name == null || name.isBlank()) {
@@ -104,6 +115,15 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         /** Subtasks that own vnodes at start; the rest are standby until vnodes move to them. */
         public Builder activeParallelism(int activeParallelism) {
             this.activeParallelism = activeParallelism;
+            return this;
+        }
+
+        /**
+         * How vnode state moves in a handover; defaults to {@link LocalDirectoryStateTransfer}
+         * (TaskManagers on one machine).
+         */
+        public Builder stateTransfer(StateTransfer stateTransfer) {
+            this.stateTransfer = java.util.Objects.requireNonNull(stateTransfer, "stateTransfer");
             return this;
         }
 

@@ -20,7 +20,7 @@ import io.rhino.flink.routing.RhinoElement;
 import io.rhino.flink.routing.RhinoElementTypeInfo;
 import io.rhino.flink.routing.RhinoGateOperatorFactory;
 import io.rhino.flink.routing.RhinoOperatorSpec;
-import io.rhino.flink.routing.RhinoRouterFunction;
+import io.rhino.flink.routing.RhinoRouterOperatorFactory;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -74,18 +74,23 @@ public final class RhinoStreams {
                         options.activeParallelism().orElse(parallelism));
 
         TypeInformation<T> type = stream.getType();
+        int routerParallelism = stream.getParallelism();
         SingleOutputStreamOperator<RhinoElement<T>> routed =
-                stream.process(
-                                new RhinoRouterFunction<>(spec, keySelector),
-                                new RhinoElementTypeInfo<>(type))
-                        .name(spec.name() + " (Rhino router)")
-                        .setParallelism(stream.getParallelism());
+                stream.transform(
+                                spec.name() + " (Rhino router)",
+                                new RhinoElementTypeInfo<>(type),
+                                new RhinoRouterOperatorFactory<>(spec, keySelector))
+                        .setParallelism(routerParallelism);
         SingleOutputStreamOperator<T> gated =
                 routed.partitionCustom(new ChannelPartitioner(), new ChannelOf<>())
                         .transform(
                                 spec.name() + " (Rhino gate)",
                                 type,
-                                new RhinoGateOperatorFactory<T>(spec))
+                                new RhinoGateOperatorFactory<T>(
+                                        spec,
+                                        keySelector,
+                                        options.stateTransfer(),
+                                        routerParallelism))
                         .setParallelism(spec.parallelism())
                         .setMaxParallelism(spec.numKeyGroups());
         KeyedStream<T, K> keyed =

@@ -14,48 +14,89 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.core.handover.HandoverMarker;
+
 import java.util.Objects;
 
 /**
- * What travels from a Rhino router to a Rhino gate: a record with the channel (target subtask) the
- * router chose for it. Later protocol messages (handover markers) travel the same way.
+ * What travels from a Rhino router to a Rhino gate: either a record with the channel (target
+ * subtask) the router chose for it, or a handover marker the router emits on every channel when
+ * it switches its routing table.
  */
 public final class RhinoElement<T> {
 
     private final int channel;
     private final T value;
+    private final HandoverMarker marker;
+    private final int routerParallelism;
 
-    private RhinoElement(int channel, T value) {
+    private RhinoElement(int channel, T value, HandoverMarker marker, int routerParallelism) {
         this.channel = channel;
         this.value = value;
+        this.marker = marker;
+        this.routerParallelism = routerParallelism;
     }
 
     public static <T> RhinoElement<T> record(int channel, T value) {
-        return new RhinoElement<>(channel, Objects.requireNonNull(value, "value"));
+        return new RhinoElement<>(channel, Objects.requireNonNull(value, "value"), null, 0);
+    }
+
+    /**
+     * A marker for one channel.
+     *
+     * @param routerParallelism how many router subtasks emit this marker, so that a gate knows
+     *     when it has seen all of them
+     */
+    public static <T> RhinoElement<T> marker(
+            int channel, HandoverMarker marker, int routerParallelism) {
+        if (routerParallelism < 1) {
+            throw new IllegalArgumentException(
+                    "routerParallelism: " + routerParallelism + " (expected: >= 1)");
+        }
+        return new RhinoElement<>(
+                channel, null, Objects.requireNonNull(marker, "marker"), routerParallelism);
+    }
+
+    public boolean isMarker() {
+        return marker != null;
     }
 
     public int channel() {
         return channel;
     }
 
+    /** The record; only for non-markers. */
     public T value() {
         return value;
+    }
+
+    /** The marker; only for markers. */
+    public HandoverMarker marker() {
+        return marker;
+    }
+
+    public int routerParallelism() {
+        return routerParallelism;
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof RhinoElement<?> other
                 && channel == other.channel
-                && Objects.equals(value, other.value);
+                && routerParallelism == other.routerParallelism
+                && Objects.equals(value, other.value)
+                && Objects.equals(marker, other.marker);
     }
 
     @Override
     public int hashCode() {
-        return 31 * channel + Objects.hashCode(value);
+        return Objects.hash(channel, value, marker);
     }
 
     @Override
     public String toString() {
-        return "RhinoElement{channel=" + channel + ", value=" + value + "}";
+        return isMarker()
+                ? "RhinoElement{channel=" + channel + ", marker=" + marker + "}"
+                : "RhinoElement{channel=" + channel + ", value=" + value + "}";
     }
 }

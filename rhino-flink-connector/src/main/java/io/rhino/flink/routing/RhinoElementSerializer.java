@@ -20,15 +20,19 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.util.InstantiationUtil;
+
+import io.rhino.core.handover.HandoverMarker;
 
 /**
- * Serializes {@link RhinoElement}s: a kind byte (so that markers can share the format), the
- * channel, then the value with the user's serializer.
+ * Serializes {@link RhinoElement}s: a kind byte, the channel, then either the value with the
+ * user's serializer or the (rare, small) handover marker with Java serialization.
  */
 public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement<T>> {
 
     private static final long serialVersionUID = 1L;
     private static final byte KIND_RECORD = 0;
+    private static final byte KIND_MARKER = 1;
 
     private final TypeSerializer<T> valueSerializer;
 
@@ -58,7 +62,10 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
 
     @Override
     public RhinoElement<T> copy(RhinoElement<T> from) {
-        return RhinoElement.record(from.channel(), valueSerializer.copy(from.value()));
+        // markers are immutable
+        return from.isMarker()
+                ? from
+                : RhinoElement.record(from.channel(), valueSerializer.copy(from.value()));
     }
 
     @Override
@@ -72,20 +79,43 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
     }
 
     @Override
-    public void serialize(RhinoElement<T> record, DataOutputView target) throws IOException {
-        target.writeByte(KIND_RECORD);
-        target.writeInt(record.channel());
-        valueSerializer.serialize(record.value(), target);
+    public void serialize(RhinoElement<T> element, DataOutputView target) throws IOException {
+        if (element.isMarker()) {
+            target.writeByte(KIND_MARKER);
+            target.writeInt(element.channel());
+            target.writeInt(element.routerParallelism());
+            byte[] marker = InstantiationUtil.serializeObject(element.marker());
+            target.writeInt(marker.length);
+            target.write(marker);
+        } else {
+            target.writeByte(KIND_RECORD);
+            target.writeInt(element.channel());
+            valueSerializer.serialize(element.value(), target);
+        }
     }
 
     @Override
     public RhinoElement<T> deserialize(DataInputView source) throws IOException {
         byte kind = source.readByte();
-        if (kind != KIND_RECORD) {
-            throw new IOException("Unknown Rhino element kind " + kind);
-        }
         int channel = source.readInt();
-        return RhinoElement.record(channel, valueSerializer.deserialize(source));
+        if (kind == KIND_RECORD) {
+            return RhinoElement.record(channel, valueSerializer.deserialize(source));
+        }
+        if (kind == KIND_MARKER) {
+            int routerParallelism = source.readInt();
+            byte[] marker = new byte[source.readInt()];
+            source.readFully(marker);
+            try {
+                return RhinoElement.marker(
+                        channel,
+                        InstantiationUtil.deserializeObject(
+                                marker, HandoverMarker.class.getClassLoader()),
+                        routerParallelism);
+            } catch (ClassNotFoundException e) {
+                throw new IOException("Cannot read a handover marker", e);
+            }
+        }
+        throw new IOException("Unknown Rhino element kind " + kind);
     }
 
     @Override
@@ -96,10 +126,7 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
 
     @Override
     public void copy(DataInputView source, DataOutputView target) throws IOException {
-        byte kind = source.readByte();
-        target.writeByte(kind);
-        target.writeInt(source.readInt());
-        valueSerializer.copy(source, target);
+        serialize(deserialize(source), target);
     }
 
     @Override

@@ -14,30 +14,80 @@
 
 package io.rhino.flink.routing;
 
-import io.rhino.flink.state.RhinoStateBackendCheck;
-import io.rhino.flink.state.RhinoTaskRegistry;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
+import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
+import io.rhino.core.handover.HandoverId;
+import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.coordination.GateLocationEvent;
+import io.rhino.flink.coordination.InstallVnodesEvent;
+import io.rhino.flink.coordination.OriginShippedEvent;
+import io.rhino.flink.coordination.TargetInstalledEvent;
+import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.RhinoStateBackendCheck;
+import io.rhino.flink.state.RhinoTaskRegistry;
+import io.rhino.flink.state.VnodeKeyedStateBackend;
+import io.rhino.handover.ShippedVnode;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
 /**
- * The downstream half of a Rhino keyed stream, chained in front of the user's keyed operator: it
- * unwraps records from the router and hands them on unchanged.
+ * The downstream half of a Rhino keyed stream, chained in front of the user's keyed operator.
+ * It unwraps records, and runs the subtask's side of the handover protocol:
+ *
+ * <ul>
+ *   <li>as a <b>target</b>, from the first marker of a handover on, it holds back records of the
+ *       vnodes it receives (and watermarks) until the coordinator delivers their state, installs
+ *       it and replays them in arrival order;
+ *   <li>as an <b>origin</b>, it keeps processing; once every router's marker arrived no record of
+ *       its outgoing vnodes can come any more, so it ships their state and drops them.
+ * </ul>
+ *
+ * Markers and coordinator events are handled in the task's mailbox, ordered with records.
  */
 public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
-        implements OneInputStreamOperator<RhinoElement<T>, T> {
+        implements OneInputStreamOperator<RhinoElement<T>, T>, OperatorEventHandler {
 
     private static final long serialVersionUID = 1L;
 
     private final RhinoOperatorSpec spec;
+    private final VnodeLayout layout;
+    private final KeySelector<T, ?> keySelector;
+    private final StateTransfer stateTransfer;
+    private final OperatorEventGateway coordinator;
     private final ExecutionAttemptID task;
+    private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
+    private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
+    private transient TypeSerializer<T> valueSerializer;
 
-    RhinoGateOperator(RhinoOperatorSpec spec, StreamOperatorParameters<T> parameters) {
+    RhinoGateOperator(
+            StreamOperatorParameters<T> parameters,
+            RhinoOperatorSpec spec,
+            KeySelector<T, ?> keySelector,
+            StateTransfer stateTransfer,
+            OperatorEventGateway coordinator) {
         super(parameters);
         this.spec = spec;
+        this.layout = spec.layout();
+        this.keySelector = keySelector;
+        this.stateTransfer = stateTransfer;
+        this.coordinator = coordinator;
         Environment env = parameters.getContainingTask().getEnvironment();
         RhinoStateBackendCheck.requireRhinoStateBackend(
                 spec.name(),
@@ -46,11 +96,33 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getTaskManagerInfo().getConfiguration(),
                 env.getUserCodeClassLoader().asClassLoader());
         this.task = env.getExecutionId();
-        RhinoTaskRegistry.registerGate(task, spec);
+        RhinoTaskRegistry.registerGate(
+                task, env.getJobID(), spec, env.getTaskInfo().getIndexOfThisSubtask());
     }
 
     public RhinoOperatorSpec spec() {
         return spec;
+    }
+
+    @SuppressWarnings("unchecked")
+    @Override
+    public void open() throws Exception {
+        super.open();
+        valueSerializer =
+                ((RhinoElementSerializer<T>)
+                                getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader()))
+                        .valueSerializer();
+        getMetricGroup().gauge("rhinoBufferedRecords", incoming::size);
+        getMetricGroup()
+                .gauge(
+                        "rhinoOwnedVnodes",
+                        () -> RhinoTaskRegistry.backendOf(task).map(b -> b.ownedVnodes().length).orElse(0));
+        Environment env = getContainingTask().getEnvironment();
+        coordinator.sendEventToCoordinator(
+                new GateLocationEvent(
+                        env.getTaskManagerInfo().getTaskManagerExternalAddress()
+                                + ":"
+                                + env.getTaskManagerInfo().getTmpWorkingDirectory().getName()));
     }
 
     @Override
@@ -60,7 +132,136 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     @Override
-    public void processElement(StreamRecord<RhinoElement<T>> element) {
-        output.collect(element.replace(element.getValue().value()));
+    public void processElement(StreamRecord<RhinoElement<T>> element) throws Exception {
+        RhinoElement<T> rhinoElement = element.getValue();
+        if (rhinoElement.isMarker()) {
+            onMarker(rhinoElement);
+            return;
+        }
+        T value = rhinoElement.value();
+        if (incoming.isHolding()) {
+            int vnode = vnodeOf(value);
+            if (incoming.isPending(vnode)) {
+                T held = getExecutionConfig().isObjectReuseEnabled() ? valueSerializer.copy(value) : value;
+                incoming.add(
+                        vnode,
+                        element.hasTimestamp()
+                                ? new StreamRecord<>(held, element.getTimestamp())
+                                : new StreamRecord<>(held));
+                return;
+            }
+        }
+        output.collect(element.replace(value));
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        if (!incoming.holdWatermark(mark)) {
+            super.processWatermark(mark);
+        }
+    }
+
+    private int vnodeOf(T value) throws Exception {
+        return layout.vnodeOfKeyGroup(
+                KeyGroupRangeAssignment.assignToKeyGroup(
+                        keySelector.getKey(value), spec.numKeyGroups()));
+    }
+
+    private int subtask() {
+        return getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    }
+
+    private GateHandover handover(HandoverId id) {
+        return handovers.computeIfAbsent(id, key -> new GateHandover(key, subtask()));
+    }
+
+    private void onMarker(RhinoElement<T> element) throws Exception {
+        GateHandover handover = handover(element.marker().handoverId());
+        if (handover.onMarker(element.marker(), element.routerParallelism())) {
+            incoming.expect(handover.pendingIncoming());
+        }
+        if (handover.needsShipping()) {
+            ship(handover);
+        }
+        forgetIfDone(handover);
+    }
+
+    private void ship(GateHandover handover) throws Exception {
+        long alignMillis = handover.millisSinceFirstMarker();
+        long start = System.nanoTime();
+        VnodeKeyedStateBackend<?> backend = backend();
+        List<ShippedVnode> shipped = new ArrayList<>();
+        long copiedBytes = 0;
+        for (int vnode : handover.outgoing()) {
+            StateTransfer.Shipment shipment = stateTransfer.ship(backend, vnode, handover.id());
+            shipped.add(
+                    new ShippedVnode(
+                            vnode, subtask(), handover.targetOf(vnode), shipment.payload()));
+            copiedBytes += shipment.copiedBytes();
+        }
+        for (int vnode : handover.outgoing()) {
+            backend.removeVnode(vnode);
+        }
+        handover.markShipped();
+        coordinator.sendEventToCoordinator(
+                new OriginShippedEvent(
+                        handover.id(),
+                        shipped,
+                        alignMillis,
+                        (System.nanoTime() - start) / 1_000_000,
+                        copiedBytes));
+    }
+
+    @Override
+    public void handleOperatorEvent(OperatorEvent event) {
+        if (!(event instanceof InstallVnodesEvent install)) {
+            throw new IllegalArgumentException("Unexpected event for a Rhino gate: " + event);
+        }
+        try {
+            install(install);
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "Rhino gate of '" + spec.name() + "' could not install " + install, e);
+        }
+    }
+
+    private void install(InstallVnodesEvent event) throws Exception {
+        long start = System.nanoTime();
+        VnodeKeyedStateBackend<?> backend = backend();
+        Set<Integer> vnodes = new TreeSet<>();
+        for (ShippedVnode shipped : event.vnodes()) {
+            stateTransfer.install(backend, shipped.vnode(), shipped.payload());
+            vnodes.add(shipped.vnode());
+        }
+        long installMillis = (System.nanoTime() - start) / 1_000_000;
+        GateHandover handover = handover(event.handoverId());
+        handover.markInstalled(vnodes);
+        List<StreamRecord<T>> replay = incoming.release(vnodes);
+        for (StreamRecord<T> record : replay) {
+            output.collect(record);
+        }
+        Watermark watermark = incoming.releaseWatermark();
+        if (watermark != null) {
+            super.processWatermark(watermark);
+        }
+        forgetIfDone(handover);
+        coordinator.sendEventToCoordinator(
+                new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replay.size()));
+    }
+
+    private void forgetIfDone(GateHandover handover) {
+        if (handover.done()) {
+            handovers.remove(handover.id());
+        }
+    }
+
+    private VnodeKeyedStateBackend<?> backend() {
+        return RhinoTaskRegistry.backendOf(task)
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        "No Rhino vnode backend in the task of '"
+                                                + spec.name()
+                                                + "'; is the keyed operator chained to its gate?"));
     }
 }

@@ -14,22 +14,44 @@
 
 package io.rhino.flink.routing;
 
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorEventDispatcher;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
+import org.apache.flink.streaming.api.operators.CoordinatedOperatorFactory;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 
-/** Creates {@link RhinoGateOperator}s, always chained in front of the user's keyed operator. */
+import io.rhino.flink.coordination.RhinoGateCoordinator;
+import io.rhino.flink.handover.StateTransfer;
+
+/**
+ * Creates Rhino gates, always chained in front of the user's keyed operator, and the gate
+ * coordinator that hosts the operator's handover manager.
+ */
 public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFactory<T>
-        implements OneInputStreamOperatorFactory<RhinoElement<T>, T> {
+        implements OneInputStreamOperatorFactory<RhinoElement<T>, T>,
+                CoordinatedOperatorFactory<T> {
 
     private static final long serialVersionUID = 1L;
 
     private final RhinoOperatorSpec spec;
+    private final KeySelector<T, ?> keySelector;
+    private final StateTransfer stateTransfer;
+    private final int routerParallelism;
 
-    public RhinoGateOperatorFactory(RhinoOperatorSpec spec) {
+    public RhinoGateOperatorFactory(
+            RhinoOperatorSpec spec,
+            KeySelector<T, ?> keySelector,
+            StateTransfer stateTransfer,
+            int routerParallelism) {
         this.spec = spec;
+        this.keySelector = keySelector;
+        this.stateTransfer = stateTransfer;
+        this.routerParallelism = routerParallelism;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -41,7 +63,23 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     @Override
     public <O extends StreamOperator<T>> O createStreamOperator(
             StreamOperatorParameters<T> parameters) {
-        return (O) new RhinoGateOperator<>(spec, parameters);
+        OperatorID operatorId = parameters.getStreamConfig().getOperatorID();
+        OperatorEventDispatcher dispatcher = parameters.getOperatorEventDispatcher();
+        RhinoGateOperator<T> gate =
+                new RhinoGateOperator<>(
+                        parameters,
+                        spec,
+                        keySelector,
+                        stateTransfer,
+                        dispatcher.getOperatorEventGateway(operatorId));
+        dispatcher.registerEventHandler(operatorId, gate);
+        return (O) gate;
+    }
+
+    @Override
+    public OperatorCoordinator.Provider getCoordinatorProvider(
+            String operatorName, OperatorID operatorId) {
+        return new RhinoGateCoordinator.Provider(operatorId, spec, routerParallelism);
     }
 
     @SuppressWarnings("rawtypes")

@@ -128,7 +128,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         parallelism,
                         layout,
                         backendFactory,
-                        files);
+                        files,
+                        new java.io.File(
+                                env.getTaskManagerInfo().getTmpWorkingDirectory(),
+                                "rhino-transfer"));
         try {
             if (restored == null) {
                 for (int vnode : spec.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {
@@ -144,6 +147,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             backend.dispose();
             throw e;
         }
+        RhinoTaskRegistry.registerBackend(env.getExecutionId(), backend);
         return backend;
     }
 

@@ -14,36 +14,76 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 
+import io.rhino.flink.routing.RhinoOperatorSpec;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
- * Where a Rhino gate tells the state backend of its task that the task's keyed operator is a Rhino
- * operator. The gate is created before the keyed operator's state is initialised, and Flink hands
- * the backend only the task's {@code Environment}, so the two meet here, by the task attempt's id.
+ * Where a Rhino gate and the vnode backend of its task find each other, in one TaskManager. The
+ * gate is created before the keyed operator's state is initialised, and Flink hands the backend
+ * only the task's {@code Environment}: the gate registers the operator here (so the backend knows
+ * it serves a Rhino operator) and the backend registers itself (so the gate can move vnodes in
+ * and out of it), both under the task attempt's id.
  */
 public final class RhinoTaskRegistry {
 
-    private static final Map<ExecutionAttemptID, RhinoOperatorSpec> SPEC_BY_TASK =
+    /** A running Rhino gate subtask. */
+    private record Gate(JobID jobId, RhinoOperatorSpec spec, int subtask) {}
+
+    private static final Map<ExecutionAttemptID, Gate> GATE_BY_TASK = new ConcurrentHashMap<>();
+    private static final Map<ExecutionAttemptID, VnodeKeyedStateBackend<?>> BACKEND_BY_TASK =
             new ConcurrentHashMap<>();
 
     private RhinoTaskRegistry() {}
 
     /** Called by the gate when it is created. */
-    public static void registerGate(ExecutionAttemptID task, RhinoOperatorSpec spec) {
-        SPEC_BY_TASK.put(task, spec);
+    public static void registerGate(
+            ExecutionAttemptID task, JobID jobId, RhinoOperatorSpec spec, int subtask) {
+        GATE_BY_TASK.put(task, new Gate(jobId, spec, subtask));
     }
 
     /** Called by the gate when it closes. */
     public static void unregisterGate(ExecutionAttemptID task) {
-        SPEC_BY_TASK.remove(task);
+        GATE_BY_TASK.remove(task);
+        BACKEND_BY_TASK.remove(task);
     }
 
     /** The Rhino operator of the task, if its chain starts with a Rhino gate. */
     static Optional<RhinoOperatorSpec> specOf(ExecutionAttemptID task) {
-        return Optional.ofNullable(SPEC_BY_TASK.get(task));
+        return Optional.ofNullable(GATE_BY_TASK.get(task)).map(Gate::spec);
+    }
+
+    static void registerBackend(ExecutionAttemptID task, VnodeKeyedStateBackend<?> backend) {
+        BACKEND_BY_TASK.put(task, backend);
+    }
+
+    /** The vnode backend of the task's Rhino operator, once its state is initialised. */
+    public static Optional<VnodeKeyedStateBackend<?>> backendOf(ExecutionAttemptID task) {
+        return Optional.ofNullable(BACKEND_BY_TASK.get(task));
+    }
+
+    /**
+     * The vnodes each running subtask of a Rhino operator owns in this TaskManager process, by
+     * subtask. For tests and diagnostics.
+     */
+    public static SortedMap<Integer, int[]> ownedVnodes(JobID jobId, String operatorName) {
+        SortedMap<Integer, int[]> owned = new TreeMap<>();
+        GATE_BY_TASK.forEach(
+                (task, gate) -> {
+                    VnodeKeyedStateBackend<?> backend = BACKEND_BY_TASK.get(task);
+                    if (backend != null
+                            && gate.jobId().equals(jobId)
+                            && gate.spec().name().equals(operatorName)) {
+                        owned.put(gate.subtask(), backend.ownedVnodes());
+                    }
+                });
+        return owned;
     }
 }

@@ -73,7 +73,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeFileRegistry files;
     private final VnodeSnapshotter<K> snapshotter;
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
-    private long lastSeenCheckpointId;
+    private final java.io.File transferDirectory;
     private long exportCounter;
 
     VnodeKeyedStateBackend(
@@ -84,7 +84,8 @@ public final class VnodeKeyedStateBackend<K>
             int parallelism,
             VnodeLayout layout,
             VnodeBackendFactory<K> backendFactory,
-            VnodeFileRegistry files) {
+            VnodeFileRegistry files,
+            java.io.File transferDirectory) {
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
@@ -94,6 +95,7 @@ public final class VnodeKeyedStateBackend<K>
         this.backendFactory = backendFactory;
         this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
         this.files = files;
+        this.transferDirectory = transferDirectory;
         this.snapshotter =
                 new VnodeSnapshotter<>(
                         backends,
@@ -158,6 +160,11 @@ public final class VnodeKeyedStateBackend<K>
         long exportId = -2 - exportCounter++;
         return VnodeExporter.export(
                 backends.get(vnode), exportId, vnode, keyGroupRange(vnode), files, directory);
+    }
+
+    /** A directory on this TaskManager's local disk for vnodes in transfer. */
+    public java.io.File transferDirectory() {
+        return transferDirectory;
     }
 
     /** Vnodes this subtask owns, ascending. */
@@ -356,7 +363,6 @@ public final class VnodeKeyedStateBackend<K>
             @Nonnull CheckpointStreamFactory streamFactory,
             @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
-        lastSeenCheckpointId = Math.max(lastSeenCheckpointId, checkpointId);
         return snapshotter.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 

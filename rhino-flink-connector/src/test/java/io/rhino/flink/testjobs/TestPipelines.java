@@ -16,6 +16,8 @@ package io.rhino.flink.testjobs;
 
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.handover.StateTransfer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,9 +72,28 @@ public final class TestPipelines {
 
     private TestPipelines() {}
 
+    /** How the Rhino variant keys its streams. */
+    public record RhinoSetup(int vnodes, int activeParallelism, StateTransfer stateTransfer) {
+        public static RhinoSetup vnodes(int vnodes) {
+            return new RhinoSetup(vnodes, -1, new LocalDirectoryStateTransfer());
+        }
+
+        RhinoKeyedStreamOptions options(String name) {
+            RhinoKeyedStreamOptions.Builder builder =
+                    RhinoKeyedStreamOptions.builder(name).vnodes(vnodes).stateTransfer(stateTransfer);
+            if (activeParallelism > 0) {
+                builder.activeParallelism(activeParallelism);
+            }
+            return builder.build();
+        }
+    }
+
+    /** The names of the Rhino keyed streams the jobs create. */
+    public static final List<String> RHINO_OPERATORS = List.of("sliding", "session", "process", "join");
+
     public static DataStream<String> build(
             StreamExecutionEnvironment env, Mode mode, Input input, int vnodes) {
-        return build(env, mode, input, vnodes, UnaryOperator.identity());
+        return build(env, mode, input, RhinoSetup.vnodes(vnodes), UnaryOperator.identity());
     }
 
     /**
@@ -83,7 +104,7 @@ public final class TestPipelines {
             StreamExecutionEnvironment env,
             Mode mode,
             Input input,
-            int vnodes,
+            RhinoSetup rhino,
             UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject) {
         DataStream<Tuple3<Long, Long, Long>> source =
                 Events.stream(
@@ -109,7 +130,7 @@ public final class TestPipelines {
 
         DataStream<String> sliding =
                 mode == Mode.RHINO
-                        ? RhinoStreams.keyBy(events, BY_KEY, options("sliding", vnodes))
+                        ? RhinoStreams.keyBy(events, BY_KEY, rhino.options("sliding"))
                                 .window(
                                         SlidingEventTimeWindows.of(
                                                 Duration.ofSeconds(4), Duration.ofSeconds(1)))
@@ -122,7 +143,7 @@ public final class TestPipelines {
 
         DataStream<String> sessions =
                 mode == Mode.RHINO
-                        ? RhinoStreams.keyBy(events, BY_KEY, options("session", vnodes))
+                        ? RhinoStreams.keyBy(events, BY_KEY, rhino.options("session"))
                                 .window(EventTimeSessionWindows.withGap(Duration.ofMillis(300)))
                                 .aggregate(new SumAndCount(), new EmitWindow("session"))
                         : events.keyBy(BY_KEY)
@@ -131,13 +152,13 @@ public final class TestPipelines {
 
         DataStream<String> processed =
                 mode == Mode.RHINO
-                        ? RhinoStreams.keyBy(events, BY_KEY, options("process", vnodes))
+                        ? RhinoStreams.keyBy(events, BY_KEY, rhino.options("process"))
                                 .process(new BucketTimers())
                         : events.keyBy(BY_KEY).process(new BucketTimers());
 
         DataStream<String> joined =
                 mode == Mode.RHINO
-                        ? RhinoStreams.join(events, others, options("join", vnodes))
+                        ? RhinoStreams.join(events, others, rhino.options("join"))
                                 .where(BY_KEY)
                                 .equalTo(BY_KEY)
                                 .window(TumblingEventTimeWindows.of(Duration.ofSeconds(2)))
@@ -155,10 +176,6 @@ public final class TestPipelines {
                         .aggregate(new SumAndCount(), new EmitWindow("plain"));
 
         return sliding.union(sessions, processed, joined, plain);
-    }
-
-    private static RhinoKeyedStreamOptions options(String name, int vnodes) {
-        return RhinoKeyedStreamOptions.builder(name).vnodes(vnodes).build();
     }
 
     private static final class ByKey implements KeySelector<Tuple3<Long, Long, Long>, Long> {

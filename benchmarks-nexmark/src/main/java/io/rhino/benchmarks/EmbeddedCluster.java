@@ -1,0 +1,164 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.OperatorIDPair;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/** An embedded Flink cluster (JobManager and TaskManagers in this JVM) for the benchmark mains. */
+final class EmbeddedCluster implements AutoCloseable {
+
+    private final MiniCluster miniCluster;
+
+    private EmbeddedCluster(MiniCluster miniCluster) {
+        this.miniCluster = miniCluster;
+    }
+
+    /**
+     * Starts a cluster of {@code taskManagers} TaskManagers with {@code slotsPerTaskManager} slots
+     * each, with its working files (RocksDB instances among them) under {@code workDir}.
+     */
+    static EmbeddedCluster start(int taskManagers, int slotsPerTaskManager, Path workDir)
+            throws Exception {
+        Files.createDirectories(workDir);
+        Configuration config = new Configuration();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
+        config.set(CoreOptions.TMP_DIRS, workDir.toString());
+        config.set(RestOptions.BIND_PORT, "0"); // any free port: never clashes
+        MiniCluster miniCluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setNumTaskManagers(taskManagers)
+                                .setNumSlotsPerTaskManager(slotsPerTaskManager)
+                                .setConfiguration(config)
+                                .build());
+        miniCluster.start();
+        return new EmbeddedCluster(miniCluster);
+    }
+
+    MiniCluster miniCluster() {
+        return miniCluster;
+    }
+
+    /** The job graph of everything added to {@code env} (and clears {@code env}). */
+    static JobGraph jobGraph(StreamExecutionEnvironment env) {
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /** Operator id (hex) to the name of the task (operator chain) that runs it. */
+    static Map<String, String> operatorNames(JobGraph jobGraph) {
+        Map<String, String> names = new LinkedHashMap<>();
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            for (OperatorIDPair ids : vertex.getOperatorIDs()) {
+                names.put(ids.getGeneratedOperatorID().toHexString(), vertex.getName());
+            }
+        }
+        return names;
+    }
+
+    JobID submit(JobGraph jobGraph) throws Exception {
+        return miniCluster.submitJob(jobGraph).get(1, TimeUnit.MINUTES).getJobID();
+    }
+
+    /** Waits until the job is running; fails if it ends or does not start in time. */
+    void awaitRunning(JobID jobId, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            JobStatus status = miniCluster.getJobStatus(jobId).get(1, TimeUnit.MINUTES);
+            if (status == JobStatus.RUNNING) {
+                return;
+            }
+            if (status.isTerminalState()) {
+                throw new IllegalStateException(
+                        "Job " + jobId + " ended as " + status + " before running", failure(jobId));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "Job " + jobId + " is still " + status + " after " + timeout);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Waits for the job's end and returns its result. */
+    JobResult awaitResult(JobID jobId, Duration timeout) throws Exception {
+        return miniCluster.requestJobResult(jobId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private Throwable failure(JobID jobId) {
+        try {
+            JobResult result = miniCluster.requestJobResult(jobId).get(1, TimeUnit.MINUTES);
+            return result.getSerializedThrowable()
+                    .map(t -> (Throwable) t.deserializeError(getClass().getClassLoader()))
+                    .orElse(null);
+        } catch (Exception e) {
+            return e;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        miniCluster.close();
+    }
+
+    /** Deletes {@code dir} and everything under it, if it exists. */
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        Files.walkFileTree(
+                dir,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                            throws IOException {
+                        Files.delete(file);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path d, IOException e)
+                            throws IOException {
+                        if (e != null) {
+                            throw e;
+                        }
+                        Files.delete(d);
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
+    }
+}

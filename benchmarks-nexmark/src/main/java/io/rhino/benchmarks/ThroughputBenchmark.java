@@ -1,0 +1,314 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks;
+
+import io.rhino.benchmarks.SlidingWindowJob.Mode;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.state.RhinoStateBackendFactory;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.clusterframework.ApplicationStatus;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Throughput of the same keyed sliding-window job ({@link SlidingWindowJob}) on a Rhino keyed
+ * stream with the Rhino state backend and on Flink's own {@code keyBy} with Flink's RocksDB
+ * backend: same input, same parallelism, same number of key groups, on the same embedded cluster,
+ * in alternating runs after a warm-up run of each. A run's time is from the job switching to
+ * RUNNING to it FINISHING, as Flink recorded it; its throughput is the records over that time.
+ */
+public final class ThroughputBenchmark {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ThroughputBenchmark.class);
+
+    /** A system under test. */
+    public enum Sut {
+        RHINO("rhino", Mode.RHINO, RhinoStateBackendFactory.class.getName()),
+        PLAIN("flink-rocksdb", Mode.PLAIN, "rocksdb");
+
+        final String label;
+        final Mode mode;
+        final String stateBackend;
+
+        Sut(String label, Mode mode, String stateBackend) {
+            this.label = label;
+            this.mode = mode;
+            this.stateBackend = stateBackend;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** What to measure. */
+    public record Settings(
+            long records,
+            int runs,
+            long warmupRecords,
+            int parallelism,
+            int vnodes,
+            int keyGroups,
+            int keys,
+            long eventTimeRate,
+            Path out) {}
+
+    /** One measured run. */
+    public record RunResult(Sut sut, int run, long records, double seconds) {
+        public double recordsPerSecond() {
+            return records / seconds;
+        }
+    }
+
+    private ThroughputBenchmark() {}
+
+    public static void main(String[] argv) {
+        int exitCode;
+        try {
+            run(argv);
+            exitCode = 0;
+        } catch (IllegalArgumentException e) {
+            LOG.error("{}", e.getMessage());
+            exitCode = 2;
+        } catch (Throwable t) {
+            LOG.error("Throughput benchmark failed: {}", t.toString(), t);
+            exitCode = 1;
+        }
+        // Flink leaves non-daemon threads behind; end the JVM with the benchmark's verdict.
+        System.exit(exitCode);
+    }
+
+    /**
+     * Parses the flags, measures, prints the figures and writes the CSV.
+     *
+     * @return the measured runs (empty when only the usage was printed)
+     */
+    public static List<RunResult> run(String[] argv) throws Exception {
+        Args args =
+                new Args("ThroughputBenchmark")
+                        .flag("records", 3_000_000, "records per run")
+                        .flag("runs", 3, "measured runs per system")
+                        .flag("warmup-records", 500_000, "records of the warm-up run, 0 for none")
+                        .flag("parallelism", 2, "parallelism of the keyed window (at most 4)")
+                        .flag("vnodes", RhinoOptions.VNODES.defaultValue(), "Rhino vnodes")
+                        .flag(
+                                "key-groups",
+                                RhinoOptions.KEY_GROUPS.defaultValue(),
+                                "key groups (max parallelism) of both keyed windows")
+                        .flag("keys", 10_000, "distinct keys")
+                        .flag(
+                                "event-rate",
+                                50_000,
+                                "events per second of event time (sets how many windows fire)")
+                        .flag("out", "benchmarks-nexmark/target/throughput.csv", "CSV file");
+        if (!args.parse(argv)) {
+            return List.of();
+        }
+        int parallelism = args.getInt("parallelism", 1);
+        if (parallelism > 4) {
+            throw new IllegalArgumentException(
+                    "--parallelism must be at most 4 (the cluster has 4 slots).");
+        }
+        Settings settings =
+                new Settings(
+                        args.getInt("records", 1),
+                        args.getInt("runs", 1),
+                        args.getLong("warmup-records"),
+                        parallelism,
+                        args.getInt("vnodes", 1),
+                        args.getInt("key-groups", 1),
+                        args.getInt("keys", 1),
+                        args.getInt("event-rate", 1),
+                        Paths.get(args.get("out")));
+        List<RunResult> results = measure(settings);
+        report(results);
+        writeCsv(results, settings.out());
+        LOG.info("Wrote {}", settings.out().toAbsolutePath());
+        return results;
+    }
+
+    /** Runs the warm-up and the measured runs on one embedded cluster. */
+    public static List<RunResult> measure(Settings settings) throws Exception {
+        LOG.info(
+                "Throughput: {} records per run, {} runs per system, keyed window parallelism {},"
+                        + " {} keys, {} key groups, {} Rhino vnodes",
+                settings.records(),
+                settings.runs(),
+                settings.parallelism(),
+                settings.keys(),
+                settings.keyGroups(),
+                settings.vnodes());
+        Path workDir = Files.createTempDirectory("rhino-throughput-");
+        List<RunResult> results = new ArrayList<>();
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(2, 2, workDir)) {
+            if (settings.warmupRecords() > 0) {
+                for (Sut sut : Sut.values()) {
+                    double seconds = runOnce(cluster, sut, settings, settings.warmupRecords());
+                    LOG.info(
+                            "warm-up  {}: {}",
+                            String.format("%-13s", sut.label()),
+                            describe(settings.warmupRecords(), seconds));
+                }
+            }
+            for (int run = 1; run <= settings.runs(); run++) {
+                // Alternate which system goes first, so neither always runs on a warmer JVM.
+                Sut[] order =
+                        run % 2 == 1
+                                ? new Sut[] {Sut.RHINO, Sut.PLAIN}
+                                : new Sut[] {Sut.PLAIN, Sut.RHINO};
+                for (Sut sut : order) {
+                    double seconds = runOnce(cluster, sut, settings, settings.records());
+                    results.add(new RunResult(sut, run, settings.records(), seconds));
+                    LOG.info(
+                            "run {}    {}: {}",
+                            run,
+                            String.format("%-13s", sut.label()),
+                            describe(settings.records(), seconds));
+                }
+            }
+        } finally {
+            EmbeddedCluster.deleteRecursively(workDir);
+        }
+        return results;
+    }
+
+    /** Runs the job to its end; returns the seconds from RUNNING to FINISHED. */
+    private static double runOnce(EmbeddedCluster cluster, Sut sut, Settings settings, long records)
+            throws Exception {
+        Configuration jobConfig = new Configuration();
+        jobConfig.set(StateBackendOptions.STATE_BACKEND, sut.stateBackend);
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(jobConfig);
+        SlidingWindowJob.Spec spec =
+                new SlidingWindowJob.Spec(
+                        sut.mode,
+                        records,
+                        settings.keys(),
+                        settings.eventTimeRate(),
+                        0, // no rate limit
+                        settings.parallelism(),
+                        settings.vnodes(),
+                        settings.keyGroups());
+        SlidingWindowJob.build(env, spec)
+                .sinkTo(new DiscardingSink<>())
+                .name("discard")
+                .setParallelism(settings.parallelism());
+        long submitted = System.nanoTime();
+        JobID jobId = cluster.submit(EmbeddedCluster.jobGraph(env));
+        JobResult result = cluster.awaitResult(jobId, Duration.ofHours(2));
+        double wallSeconds = (System.nanoTime() - submitted) / 1e9;
+        if (result.getApplicationStatus() != ApplicationStatus.SUCCEEDED) {
+            throw new IllegalStateException(
+                    sut.label() + " job ended as " + result.getApplicationStatus(),
+                    result.getSerializedThrowable()
+                            .map(
+                                    t ->
+                                            t.deserializeError(
+                                                    ThroughputBenchmark.class.getClassLoader()))
+                            .orElse(null));
+        }
+        AccessExecutionGraph graph =
+                cluster.miniCluster().getExecutionGraph(jobId).get(1, TimeUnit.MINUTES);
+        long running = graph.getStatusTimestamp(JobStatus.RUNNING);
+        long finished = graph.getStatusTimestamp(JobStatus.FINISHED);
+        if (running <= 0 || finished < running) {
+            LOG.warn("No RUNNING/FINISHED timestamps for job {}; using wall-clock time", jobId);
+            return wallSeconds;
+        }
+        return Math.max(finished - running, 1) / 1000.0;
+    }
+
+    private static String describe(long records, double seconds) {
+        return String.format(
+                Locale.ROOT,
+                "%,d records in %6.2f s = %,10.0f records/s",
+                records,
+                seconds,
+                records / seconds);
+    }
+
+    /** Logs the median per system and the ratio Rhino / plain Flink. */
+    static void report(List<RunResult> results) {
+        double rhino = median(results, Sut.RHINO);
+        double plain = median(results, Sut.PLAIN);
+        LOG.info(
+                "median   {}: {} records/s",
+                String.format("%-13s", Sut.RHINO.label()),
+                String.format(Locale.ROOT, "%,10.0f", rhino));
+        LOG.info(
+                "median   {}: {} records/s",
+                String.format("%-13s", Sut.PLAIN.label()),
+                String.format(Locale.ROOT, "%,10.0f", plain));
+        LOG.info(
+                "ratio    rhino / flink-rocksdb = {}",
+                String.format(Locale.ROOT, "%.3f", rhino / plain));
+    }
+
+    /** The median records per second of {@code sut}'s runs. */
+    public static double median(List<RunResult> results, Sut sut) {
+        double[] rates =
+                results.stream()
+                        .filter(r -> r.sut() == sut)
+                        .mapToDouble(RunResult::recordsPerSecond)
+                        .sorted()
+                        .toArray();
+        if (rates.length == 0) {
+            return Double.NaN;
+        }
+        int mid = rates.length / 2;
+        return rates.length % 2 == 1 ? rates[mid] : (rates[mid - 1] + rates[mid]) / 2;
+    }
+
+    /** Writes {@code sut,run,records,seconds,records_per_second}, one row per run. */
+    public static void writeCsv(List<RunResult> results, Path out) throws IOException {
+        Path parent = out.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        try (PrintWriter writer =
+                new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
+            writer.println("sut,run,records,seconds,records_per_second");
+            for (RunResult result : results) {
+                writer.println(
+                        String.format(
+                                Locale.ROOT,
+                                "%s,%d,%d,%.3f,%.1f",
+                                result.sut().label(),
+                                result.run(),
+                                result.records(),
+                                result.seconds(),
+                                result.recordsPerSecond()));
+            }
+        }
+    }
+}

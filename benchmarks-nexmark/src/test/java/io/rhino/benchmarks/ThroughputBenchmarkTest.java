@@ -1,0 +1,75 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.benchmarks.ThroughputBenchmark.RunResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Smoke test: a tiny throughput run measures both systems and writes the CSV. */
+class ThroughputBenchmarkTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void tinyRunMeasuresBothSystemsAndWritesCsv() throws Exception {
+        Path csv = dir.resolve("throughput.csv");
+
+        List<RunResult> results =
+                ThroughputBenchmark.run(
+                        new String[] {
+                            "--records", "20000",
+                            "--runs", "1",
+                            "--warmup-records", "0",
+                            "--vnodes", "8",
+                            "--out", csv.toString()
+                        });
+
+        assertThat(results)
+                .extracting(RunResult::sut)
+                .containsExactlyInAnyOrder(
+                        ThroughputBenchmark.Sut.RHINO, ThroughputBenchmark.Sut.PLAIN);
+        List<String> lines = Files.readAllLines(csv);
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).isEqualTo("sut,run,records,seconds,records_per_second");
+        assertThat(lines.subList(1, 3))
+                .extracting(line -> line.split(",")[0])
+                .containsExactlyInAnyOrder("rhino", "flink-rocksdb");
+        for (String row : lines.subList(1, 3)) {
+            String[] cells = row.split(",");
+            assertThat(cells).hasSize(5);
+            assertThat(cells[1]).isEqualTo("1");
+            assertThat(cells[2]).isEqualTo("20000");
+            assertThat(Double.parseDouble(cells[3])).isPositive();
+            assertThat(Double.parseDouble(cells[4])).isPositive();
+        }
+    }
+
+    @Test
+    void argsRejectUnknownFlags() {
+        Args args = new Args("test").flag("records", 1, "records");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> args.parse(new String[] {"--recrods", "5"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Unknown flag --recrods");
+        assertThat(args.parse(new String[] {"--records=7"})).isTrue();
+        assertThat(args.getLong("records")).isEqualTo(7);
+    }
+}

@@ -1,0 +1,38 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.coordination;
+
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.handover.ShippedVnode;
+
+import java.util.List;
+
+/**
+ * Origin gate → coordinator: aligned on every router's marker, exported and dropped its outgoing
+ * vnodes; here is where to install them from.
+ *
+ * @param alignMillis from the first marker to the last one at this origin
+ * @param exportMillis exporting the vnodes' state
+ * @param copiedBytes bytes the export copied (the delta since the last checkpoint)
+ */
+public record OriginShippedEvent(
+        HandoverId handoverId,
+        List<ShippedVnode> vnodes,
+        long alignMillis,
+        long exportMillis,
+        long copiedBytes)
+        implements OperatorEvent {}

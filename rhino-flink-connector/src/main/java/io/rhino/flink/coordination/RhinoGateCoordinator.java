@@ -1,0 +1,165 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.coordination;
+
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.util.InstantiationUtil;
+
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverManagerOptions;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Coordinator of a Rhino operator's gates, hosting the operator's {@link HandoverManager}: feeds
+ * it the gates' protocol events, checkpoints its routing table, and keeps handovers and
+ * checkpoints apart — a checkpoint's coordinator phase completes only when no handover is in
+ * flight, and no handover starts until that checkpoint completes or aborts. Flink checkpoints
+ * coordinators before it injects barriers, so no gate ever holds buffered records in a
+ * checkpoint, and a failure mid-handover rolls back to the pre-handover checkpoint.
+ */
+public final class RhinoGateCoordinator implements OperatorCoordinator {
+
+    private final Context context;
+    private final RhinoOperatorSpec spec;
+    private final int routerParallelism;
+    private RhinoOperatorHub hub;
+    private HandoverManager manager;
+    private RoutingTable restoredTable;
+
+    private RhinoGateCoordinator(Context context, RhinoOperatorSpec spec, int routerParallelism) {
+        this.context = context;
+        this.spec = spec;
+        this.routerParallelism = routerParallelism;
+    }
+
+    @Override
+    public void start() {
+        hub = RhinoOperatorHub.of(context, spec);
+        manager = hub.manager(context, routerParallelism, HandoverManagerOptions.defaults());
+        if (restoredTable != null) {
+            manager.resetTo(restoredTable);
+            restoredTable = null;
+        }
+        RhinoHandovers.register(hub);
+        HandoverMetricsReporter.register(context.metricGroup(), manager);
+    }
+
+    @Override
+    public void close() {
+        if (hub != null) {
+            RhinoHandovers.unregister(hub);
+        }
+    }
+
+    @Override
+    public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
+        if (event instanceof OriginShippedEvent shipped) {
+            manager.onOriginShipped(shipped.handoverId(), subtask, shipped.vnodes());
+        } else if (event instanceof TargetInstalledEvent installed) {
+            manager.onTargetInstalled(installed.handoverId(), subtask, installed.vnodes());
+        } else if (event instanceof GateLocationEvent location) {
+            hub.gateLocation(subtask, location.taskManager());
+        } else {
+            throw new IllegalArgumentException("Unexpected event from a Rhino gate: " + event);
+        }
+    }
+
+    @Override
+    public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {
+        manager.beforeCheckpoint(
+                checkpointId,
+                () -> {
+                    try {
+                        result.complete(InstantiationUtil.serializeObject(manager.routingTable()));
+                    } catch (Exception e) {
+                        result.completeExceptionally(e);
+                    }
+                });
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        manager.checkpointEnded(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) {
+        manager.checkpointEnded(checkpointId);
+    }
+
+    @Override
+    public void resetToCheckpoint(long checkpointId, byte[] checkpointData) throws Exception {
+        RoutingTable table =
+                checkpointData == null || checkpointData.length == 0
+                        ? spec.initialRoutingTable()
+                        : InstantiationUtil.deserializeObject(
+                                checkpointData, context.getUserCodeClassloader());
+        if (manager != null) {
+            manager.resetTo(table);
+        } else {
+            restoredTable = table;
+        }
+    }
+
+    @Override
+    public void subtaskReset(int subtask, long checkpointId) {}
+
+    @Override
+    public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
+        if (hub != null) {
+            hub.gateGone(subtask);
+        }
+        if (manager != null) {
+            manager.onJobFailure(
+                    reason != null
+                            ? reason
+                            : new IllegalStateException("gate subtask " + subtask + " failed"));
+        }
+    }
+
+    @Override
+    public void executionAttemptReady(int subtask, int attemptNumber, SubtaskGateway gateway) {
+        hub.gateReady(subtask, gateway);
+    }
+
+    /** Creates the coordinator. */
+    public static final class Provider implements OperatorCoordinator.Provider {
+        private static final long serialVersionUID = 1L;
+        private final OperatorID operatorId;
+        private final RhinoOperatorSpec spec;
+        private final int routerParallelism;
+
+        public Provider(OperatorID operatorId, RhinoOperatorSpec spec, int routerParallelism) {
+            this.operatorId = operatorId;
+            this.spec = spec;
+            this.routerParallelism = routerParallelism;
+        }
+
+        @Override
+        public OperatorID getOperatorId() {
+            return operatorId;
+        }
+
+        @Override
+        public OperatorCoordinator create(Context context) {
+            return new RhinoGateCoordinator(context, spec, routerParallelism);
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.coordination;
+
+import org.apache.flink.api.common.JobID;
+
+import io.rhino.handover.HandoverManager;
+
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Java entry point to live handovers, in the JobManager process: look up the handover
+ * manager of a running Rhino operator by job and operator name, then call {@link
+ * HandoverManager#handover}. The REST API is built on this.
+ */
+public final class RhinoHandovers {
+
+    private record OperatorKey(JobID jobId, String operatorName) {}
+
+    private static final Map<OperatorKey, RhinoOperatorHub> HUBS = new ConcurrentHashMap<>();
+
+    private RhinoHandovers() {}
+
+    /** The manager of the named Rhino operator of a running job. */
+    public static HandoverManager manager(JobID jobId, String operatorName) {
+        return find(jobId, operatorName)
+                .orElseThrow(
+                        () ->
+                                new NoSuchElementException(
+                                        "No running Rhino operator '"
+                                                + operatorName
+                                                + "' in job "
+                                                + jobId
+                                                + "; running Rhino operators: "
+                                                + operators(jobId).keySet()));
+    }
+
+    public static Optional<HandoverManager> find(JobID jobId, String operatorName) {
+        return Optional.ofNullable(HUBS.get(new OperatorKey(jobId, operatorName)))
+                .flatMap(RhinoOperatorHub::existingManager);
+    }
+
+    /** The running Rhino operators of a job, by name, with their gates' TaskManagers. */
+    public static Map<String, Map<Integer, String>> operators(JobID jobId) {
+        Map<String, Map<Integer, String>> operators = new TreeMap<>();
+        HUBS.forEach(
+                (key, hub) -> {
+                    if (key.jobId().equals(jobId)) {
+                        operators.put(key.operatorName(), hub.taskManagerBySubtask());
+                    }
+                });
+        return operators;
+    }
+
+    static void register(RhinoOperatorHub hub) {
+        HUBS.put(new OperatorKey(hub.jobId(), hub.spec().name()), hub);
+    }
+
+    static void unregister(RhinoOperatorHub hub) {
+        HUBS.remove(new OperatorKey(hub.jobId(), hub.spec().name()), hub);
+    }
+}

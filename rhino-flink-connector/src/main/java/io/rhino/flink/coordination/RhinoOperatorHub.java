@@ -1,0 +1,171 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.coordination;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.operators.coordination.CoordinatorStore;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator.SubtaskGateway;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
+
+import io.rhino.core.handover.HandoverCommand;
+import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverManagerOptions;
+import io.rhino.handover.ShippedVnode;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Where the router coordinator and the gate coordinator of one Rhino operator meet, in the job's
+ * {@link CoordinatorStore}: it holds the operator's {@link HandoverManager} (which outlives
+ * coordinator re-creation on failover) and the gateways to the running subtasks, and is the
+ * manager's port to them.
+ */
+final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
+
+    /** One timer thread for every manager in this JobManager: timeouts are rare events. */
+    private static final ScheduledExecutorService TIMER =
+            Executors.newSingleThreadScheduledExecutor(
+                    new ExecutorThreadFactory("rhino-handover-timer"));
+
+    private final JobID jobId;
+    private final RhinoOperatorSpec spec;
+    private final Map<Integer, SubtaskGateway> routers = new ConcurrentHashMap<>();
+    private final Map<Integer, SubtaskGateway> gates = new ConcurrentHashMap<>();
+    private final Map<Integer, String> gateTaskManagers = new ConcurrentHashMap<>();
+    private volatile OperatorCoordinator.Context gateContext;
+    private volatile int routerParallelism;
+    private HandoverManager manager;
+
+    private RhinoOperatorHub(JobID jobId, RhinoOperatorSpec spec) {
+        this.jobId = jobId;
+        this.spec = spec;
+    }
+
+    static RhinoOperatorHub of(OperatorCoordinator.Context context, RhinoOperatorSpec spec) {
+        return (RhinoOperatorHub)
+                context.getCoordinatorStore()
+                        .compute(
+                                "rhino-operator:" + spec.name(),
+                                (key, existing) ->
+                                        existing != null
+                                                ? existing
+                                                : new RhinoOperatorHub(context.getJobID(), spec));
+    }
+
+    JobID jobId() {
+        return jobId;
+    }
+
+    RhinoOperatorSpec spec() {
+        return spec;
+    }
+
+    /** The manager, created by the gate coordinator's first start. */
+    synchronized HandoverManager manager(
+            OperatorCoordinator.Context gateContext,
+            int routerParallelism,
+            HandoverManagerOptions options) {
+        this.gateContext = gateContext;
+        this.routerParallelism = routerParallelism;
+        if (manager == null) {
+            manager =
+                    new HandoverManager(
+                            spec.name(),
+                            spec.initialRoutingTable(),
+                            routerParallelism,
+                            this,
+                            options,
+                            System::currentTimeMillis,
+                            TIMER);
+        }
+        return manager;
+    }
+
+    synchronized Optional<HandoverManager> existingManager() {
+        return Optional.ofNullable(manager);
+    }
+
+    void routerReady(int subtask, SubtaskGateway gateway) {
+        routers.put(subtask, gateway);
+    }
+
+    void routerGone(int subtask) {
+        routers.remove(subtask);
+    }
+
+    void gateReady(int subtask, SubtaskGateway gateway) {
+        gates.put(subtask, gateway);
+    }
+
+    void gateGone(int subtask) {
+        gates.remove(subtask);
+    }
+
+    void gateLocation(int subtask, String taskManager) {
+        gateTaskManagers.put(subtask, taskManager);
+    }
+
+    /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */
+    Map<Integer, String> taskManagerBySubtask() {
+        return new TreeMap<>(gateTaskManagers);
+    }
+
+    @Override
+    public void sendToRouters(HandoverCommand command) {
+        for (int subtask = 0; subtask < routerParallelism; subtask++) {
+            SubtaskGateway router = routers.get(subtask);
+            if (router == null) {
+                throw new IllegalStateException(
+                        "Router subtask "
+                                + subtask
+                                + " of Rhino operator '"
+                                + spec.name()
+                                + "' is not running; retry once the job is running.");
+            }
+            router.sendEvent(new RouterCommandEvent(command));
+        }
+    }
+
+    @Override
+    public void sendToTarget(int targetSubtask, HandoverId id, List<ShippedVnode> vnodes) {
+        SubtaskGateway gate = gates.get(targetSubtask);
+        if (gate == null) {
+            throw new IllegalStateException(
+                    "Gate subtask "
+                            + targetSubtask
+                            + " of Rhino operator '"
+                            + spec.name()
+                            + "' is not running.");
+        }
+        gate.sendEvent(new InstallVnodesEvent(id, vnodes));
+    }
+
+    @Override
+    public void failJob(Throwable cause) {
+        OperatorCoordinator.Context context = gateContext;
+        if (context != null) {
+            context.failJob(cause);
+        }
+    }
+}

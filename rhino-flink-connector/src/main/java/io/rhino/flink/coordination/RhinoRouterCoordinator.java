@@ -1,0 +1,113 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.coordination;
+
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+
+import io.rhino.flink.routing.RhinoOperatorSpec;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Coordinator of a Rhino operator's routers: registers their gateways with the operator's hub so
+ * the handover manager can command them, and passes their acks on. It keeps no state: the
+ * routing table is checkpointed by the routers and by the gate coordinator.
+ */
+public final class RhinoRouterCoordinator implements OperatorCoordinator {
+
+    private final Context context;
+    private final RhinoOperatorSpec spec;
+    private RhinoOperatorHub hub;
+
+    private RhinoRouterCoordinator(Context context, RhinoOperatorSpec spec) {
+        this.context = context;
+        this.spec = spec;
+    }
+
+    @Override
+    public void start() {
+        hub = RhinoOperatorHub.of(context, spec);
+    }
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
+        if (!(event instanceof RouterAckEvent ack)) {
+            throw new IllegalArgumentException("Unexpected event from a Rhino router: " + event);
+        }
+        hub.existingManager().ifPresent(manager -> manager.onRouterAck(ack.handoverId(), subtask));
+    }
+
+    @Override
+    public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {
+        // the gate coordinator holds checkpoints back while a handover runs
+        result.complete(new byte[0]);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {}
+
+    @Override
+    public void resetToCheckpoint(long checkpointId, byte[] checkpointData) {}
+
+    @Override
+    public void subtaskReset(int subtask, long checkpointId) {}
+
+    @Override
+    public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
+        if (hub != null) {
+            hub.routerGone(subtask);
+            hub.existingManager()
+                    .ifPresent(
+                            manager ->
+                                    manager.onJobFailure(
+                                            reason != null
+                                                    ? reason
+                                                    : new IllegalStateException(
+                                                            "router subtask " + subtask + " failed")));
+        }
+    }
+
+    @Override
+    public void executionAttemptReady(int subtask, int attemptNumber, SubtaskGateway gateway) {
+        hub.routerReady(subtask, gateway);
+    }
+
+    /** Creates the coordinator. */
+    public static final class Provider implements OperatorCoordinator.Provider {
+        private static final long serialVersionUID = 1L;
+        private final OperatorID operatorId;
+        private final RhinoOperatorSpec spec;
+
+        public Provider(OperatorID operatorId, RhinoOperatorSpec spec) {
+            this.operatorId = operatorId;
+            this.spec = spec;
+        }
+
+        @Override
+        public OperatorID getOperatorId() {
+            return operatorId;
+        }
+
+        @Override
+        public OperatorCoordinator create(Context context) {
+            return new RhinoRouterCoordinator(context, spec);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.handover;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.state.VnodeKeyedStateBackend;
+
+import java.io.Serializable;
+
+/**
+ * How a vnode's state gets from the origin subtask to the target subtask during a handover. The
+ * origin calls {@link #ship} once it is aligned; the payload travels to the target through the
+ * coordinator, and the target calls {@link #install}. Implementations: {@link
+ * LocalDirectoryStateTransfer} (TaskManagers on one machine); replication will add one that
+ * finds the state already on the target's disk.
+ */
+public interface StateTransfer extends Serializable {
+
+    /** Exports the vnode from the origin's backend; the caller then removes the vnode. */
+    Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
+            throws Exception;
+
+    /** Installs the shipped vnode into the target's backend. */
+    void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+            throws Exception;
+
+    /**
+     * What {@link #ship} produced.
+     *
+     * @param payload what the target needs to install the vnode; must be serializable, it
+     *     travels through the JobManager
+     * @param copiedBytes bytes copied to ship it
+     */
+    record Shipment(Serializable payload, long copiedBytes) {}
+}

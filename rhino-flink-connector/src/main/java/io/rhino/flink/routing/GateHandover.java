@@ -1,0 +1,119 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.routing;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.core.handover.HandoverMarker;
+import io.rhino.core.handover.VnodeMove;
+
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One handover as one gate subtask sees it: which routers' markers arrived, which vnodes it
+ * gives away (origin) and receives (target), and what is done. An install can reach a target
+ * before any marker (the coordinator is faster than a data channel), so installed vnodes are
+ * remembered before the plan is known.
+ */
+final class GateHandover {
+
+    private final HandoverId id;
+    private final int subtask;
+    private final BitSet markersFrom = new BitSet();
+    private final Set<Integer> installed = new HashSet<>();
+    private int routerParallelism = -1;
+    private Map<Integer, Integer> targetByOutgoing = Map.of();
+    private Set<Integer> incoming = Set.of();
+    private boolean shipped;
+    private long firstMarkerNanos;
+
+    GateHandover(HandoverId id, int subtask) {
+        this.id = id;
+        this.subtask = subtask;
+    }
+
+    HandoverId id() {
+        return id;
+    }
+
+    /** Records a marker; returns true if it was the first one of this handover here. */
+    boolean onMarker(HandoverMarker marker, int routerParallelism) {
+        boolean first = this.routerParallelism < 0;
+        if (first) {
+            this.routerParallelism = routerParallelism;
+            this.firstMarkerNanos = System.nanoTime();
+            Map<Integer, Integer> out = new TreeMap<>();
+            Set<Integer> in = new TreeSet<>();
+            for (VnodeMove move : marker.plan().moves()) {
+                if (move.fromSubtask() == subtask) {
+                    out.put(move.vnode(), move.toSubtask());
+                }
+                if (move.toSubtask() == subtask) {
+                    in.add(move.vnode());
+                }
+            }
+            targetByOutgoing = out;
+            incoming = in;
+        }
+        markersFrom.set(marker.routerSubtask());
+        return first;
+    }
+
+    /** Incoming vnodes not installed yet: the ones whose records must wait. */
+    Set<Integer> pendingIncoming() {
+        Set<Integer> pending = new TreeSet<>(incoming);
+        pending.removeAll(installed);
+        return pending;
+    }
+
+    /** Vnodes this subtask gives away, ascending. */
+    Set<Integer> outgoing() {
+        return targetByOutgoing.keySet();
+    }
+
+    int targetOf(int outgoingVnode) {
+        return targetByOutgoing.get(outgoingVnode);
+    }
+
+    /** Every router's marker arrived: no record of an outgoing vnode can still come. */
+    boolean aligned() {
+        return routerParallelism > 0 && markersFrom.cardinality() == routerParallelism;
+    }
+
+    boolean needsShipping() {
+        return aligned() && !shipped && !targetByOutgoing.isEmpty();
+    }
+
+    void markShipped() {
+        shipped = true;
+    }
+
+    void markInstalled(Set<Integer> vnodes) {
+        installed.addAll(vnodes);
+    }
+
+    long millisSinceFirstMarker() {
+        return (System.nanoTime() - firstMarkerNanos) / 1_000_000;
+    }
+
+    /** Nothing left to do here. */
+    boolean done() {
+        return aligned() && (targetByOutgoing.isEmpty() || shipped) && installed.containsAll(incoming);
+    }
+}

@@ -1,0 +1,133 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.routing;
+
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
+import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.InstantiationUtil;
+
+import io.rhino.core.handover.HandoverCommand;
+import io.rhino.core.handover.HandoverMarker;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.coordination.RouterAckEvent;
+import io.rhino.flink.coordination.RouterCommandEvent;
+
+import java.util.List;
+
+/**
+ * The upstream half of a Rhino keyed stream, chained to the upstream operator: sends each record
+ * to the subtask owning its key's vnode. On a handover command from the coordinator it emits a
+ * marker on every channel, then switches to the new routing table: records before the marker
+ * went by the old table, records after it by the new one.
+ *
+ * <p>The table is kept in union operator state, so after a restore every router routes by the
+ * table of the checkpoint, matching the vnode ownership in the restored keyed state.
+ */
+public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<RhinoElement<T>>
+        implements OneInputStreamOperator<T, RhinoElement<T>>, OperatorEventHandler {
+
+    private static final long serialVersionUID = 1L;
+
+    private final RhinoOperatorSpec spec;
+    private final KeySelector<T, K> keySelector;
+    private final OperatorEventGateway coordinator;
+    private transient ListState<byte[]> tableState;
+    private transient RoutingTable table;
+
+    RhinoRouterOperator(
+            StreamOperatorParameters<RhinoElement<T>> parameters,
+            RhinoOperatorSpec spec,
+            KeySelector<T, K> keySelector,
+            OperatorEventGateway coordinator) {
+        super(parameters);
+        this.spec = spec;
+        this.keySelector = keySelector;
+        this.coordinator = coordinator;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        tableState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        "rhino-routing-table",
+                                        BytePrimitiveArraySerializer.INSTANCE));
+        table = spec.initialRoutingTable();
+        for (byte[] bytes : tableState.get()) {
+            RoutingTable restored =
+                    InstantiationUtil.deserializeObject(bytes, getClass().getClassLoader());
+            if (restored.epoch() > table.epoch()) {
+                table = restored;
+            }
+        }
+        getMetricGroup().gauge("rhinoRoutingEpoch", () -> table.epoch());
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        tableState.update(List.of(InstantiationUtil.serializeObject(table)));
+    }
+
+    @Override
+    public void processElement(StreamRecord<T> element) throws Exception {
+        int keyGroup =
+                KeyGroupRangeAssignment.assignToKeyGroup(
+                        keySelector.getKey(element.getValue()), spec.numKeyGroups());
+        output.collect(
+                element.replace(
+                        RhinoElement.record(table.ownerOfKeyGroup(keyGroup), element.getValue())));
+    }
+
+    @Override
+    public void handleOperatorEvent(OperatorEvent event) {
+        if (!(event instanceof RouterCommandEvent commandEvent)) {
+            throw new IllegalArgumentException("Unexpected event for a Rhino router: " + event);
+        }
+        HandoverCommand command = commandEvent.command();
+        if (command.newEpoch() <= table.epoch()) {
+            // already applied (a resent command): acknowledge again, emit nothing
+            coordinator.sendEventToCoordinator(
+                    new RouterAckEvent(command.handoverId(), command.newEpoch()));
+            return;
+        }
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        int routers = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        RoutingTable next = table.apply(command.plan());
+        HandoverMarker marker =
+                new HandoverMarker(
+                        command.handoverId(), command.newEpoch(), subtask, command.plan());
+        for (int channel = 0; channel < spec.parallelism(); channel++) {
+            output.collect(new StreamRecord<>(RhinoElement.marker(channel, marker, routers)));
+        }
+        table = next;
+        coordinator.sendEventToCoordinator(
+                new RouterAckEvent(command.handoverId(), command.newEpoch()));
+    }
+}

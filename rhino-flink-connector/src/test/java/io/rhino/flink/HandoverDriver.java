@@ -14,7 +14,7 @@
 
 package io.rhino.flink;
 
-import org.apache.flink.api.common.JobID;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
@@ -22,7 +22,6 @@ import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,8 +30,7 @@ import java.util.Random;
 import java.util.SortedMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.apache.flink.api.common.JobID;
 
 /** Performs seeded random handovers on the Rhino operators of a running job. */
 final class HandoverDriver {
@@ -57,7 +55,8 @@ final class HandoverDriver {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!operators.stream().allMatch(this::running)) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("Rhino operators not running: " + RhinoHandovers.operators(jobId));
+                throw new AssertionError(
+                        "Rhino operators not running: " + RhinoHandovers.operators(jobId));
             }
             Thread.sleep(20);
         }
@@ -97,13 +96,20 @@ final class HandoverDriver {
             HandoverManager manager = RhinoHandovers.manager(jobId, operator);
             List<VnodeMove> moves = randomMoves(manager.routingTable(), 3);
             HandoverResult result = manager.handover(moves).get(60, TimeUnit.SECONDS);
-            history.add(operator + " " + moves + " -> " + result.outcome() + " " + result.phaseDurationsMillis());
+            history.add(
+                    operator
+                            + " "
+                            + moves
+                            + " -> "
+                            + result.outcome()
+                            + " "
+                            + result.phaseDurationsMillis());
             assertThat(result.outcome())
                     .as("handover %s of %s: %s", moves, operator, result.failureCause())
                     .isEqualTo(HandoverResult.Outcome.COMPLETED);
             assertOwnershipMatches(operator, manager.routingTable());
             completed++;
-            Thread.sleep(random.nextInt(50));
+            Thread.sleep(random.nextInt(20));
         }
         return completed;
     }
@@ -114,7 +120,12 @@ final class HandoverDriver {
         owned.forEach(
                 (subtask, vnodes) ->
                         assertThat(Arrays.stream(vnodes).boxed().toList())
-                                .as("vnodes of %s subtask %s at epoch %s", operator, subtask, table.epoch())
-                                .isEqualTo(Arrays.stream(table.vnodesOwnedBy(subtask)).boxed().toList()));
+                                .as(
+                                        "vnodes of %s subtask %s at epoch %s",
+                                        operator, subtask, table.epoch())
+                                .isEqualTo(
+                                        Arrays.stream(table.vnodesOwnedBy(subtask))
+                                                .boxed()
+                                                .toList()));
     }
 }

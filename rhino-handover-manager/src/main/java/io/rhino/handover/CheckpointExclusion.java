@@ -103,8 +103,8 @@ final class CheckpointExclusion {
     /**
      * Records that a checkpoint wants to begin.
      *
-     * @return {@code proceed} if the checkpoint may begin now, or empty if it was deferred until the
-     *     running handover ends
+     * @return {@code proceed} if the checkpoint may begin now, or empty if it was deferred until
+     *     the running handover ends
      * @throws IllegalArgumentException if the checkpoint is already in flight or deferred
      */
     Optional<Runnable> checkpointRequested(long checkpointId, Runnable proceed) {

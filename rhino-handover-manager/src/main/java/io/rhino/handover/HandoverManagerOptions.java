@@ -99,18 +99,18 @@ public final class HandoverManagerOptions {
         public Builder timeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout: null (expected: a Duration >= 1 ms)");
             if (timeout.toMillis() < 1) {
-                throw new IllegalArgumentException(
-                        "timeout: " + timeout + " (expected: >= 1 ms)");
+                throw new IllegalArgumentException("timeout: " + timeout + " (expected: >= 1 ms)");
             }
             this.timeout = timeout;
             return this;
         }
 
-        /** Sets {@link HandoverManagerOptions#maxQueued()}; 0 rejects requests during checkpoints. */
+        /**
+         * Sets {@link HandoverManagerOptions#maxQueued()}; 0 rejects requests during checkpoints.
+         */
         public Builder maxQueued(int maxQueued) {
             if (maxQueued < 0) {
-                throw new IllegalArgumentException(
-                        "maxQueued: " + maxQueued + " (expected: >= 0)");
+                throw new IllegalArgumentException("maxQueued: " + maxQueued + " (expected: >= 0)");
             }
             this.maxQueued = maxQueued;
             return this;

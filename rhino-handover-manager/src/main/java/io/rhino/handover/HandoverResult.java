@@ -103,7 +103,8 @@ public record HandoverResult(
                                 + " (expected: both present for a failed handover)");
             }
         }
-        phaseDurationsMillis = Collections.unmodifiableMap(new LinkedHashMap<>(phaseDurationsMillis));
+        phaseDurationsMillis =
+                Collections.unmodifiableMap(new LinkedHashMap<>(phaseDurationsMillis));
     }
 
     /** Returns whether the handover completed. */

@@ -44,7 +44,9 @@ public record HandoverStatus(
         Objects.requireNonNull(phase, "phase: null (expected: a HandoverPhase)");
         if (phase.isTerminal()) {
             throw new IllegalArgumentException(
-                    "phase: " + phase + " (expected: a non-terminal phase, the handover is running)");
+                    "phase: "
+                            + phase
+                            + " (expected: a non-terminal phase, the handover is running)");
         }
         if (elapsedMillis < 0) {
             throw new IllegalArgumentException(

@@ -16,7 +16,6 @@ package io.rhino.flink.api;
 
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
-
 import java.io.Serializable;
 import java.util.Optional;
 

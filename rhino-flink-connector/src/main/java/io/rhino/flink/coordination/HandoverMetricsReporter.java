@@ -14,15 +14,14 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.metrics.MetricGroup;
-
 import io.rhino.core.handover.HandoverPhase;
 import io.rhino.handover.HandoverManager;
+import org.apache.flink.metrics.MetricGroup;
 
 /**
- * Publishes a handover manager's figures in the gate coordinator's Flink metric group (group
- * {@code rhino}): counters of handovers started, completed, failed and rejected, the last
- * handover's duration and per-phase durations, and the routing table's epoch.
+ * Publishes a handover manager's figures in the gate coordinator's Flink metric group (group {@code
+ * rhino}): counters of handovers started, completed, failed and rejected, the last handover's
+ * duration and per-phase durations, and the routing table's epoch.
  */
 final class HandoverMetricsReporter {
 

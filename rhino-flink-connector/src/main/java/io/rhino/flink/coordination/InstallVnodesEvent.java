@@ -14,12 +14,10 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-
 import io.rhino.core.handover.HandoverId;
 import io.rhino.handover.ShippedVnode;
-
 import java.util.List;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /** Coordinator → target gate: install these vnodes and replay their buffered records. */
 public record InstallVnodesEvent(HandoverId handoverId, List<ShippedVnode> vnodes)

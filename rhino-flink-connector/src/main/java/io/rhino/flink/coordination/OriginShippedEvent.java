@@ -14,12 +14,10 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-
 import io.rhino.core.handover.HandoverId;
 import io.rhino.handover.ShippedVnode;
-
 import java.util.List;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
  * Origin gate → coordinator: aligned on every router's marker, exported and dropped its outgoing

@@ -14,25 +14,23 @@
 
 package io.rhino.flink.coordination;
 
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverManagerOptions;
+import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.util.InstantiationUtil;
 
-import io.rhino.core.routing.RoutingTable;
-import io.rhino.flink.routing.RhinoOperatorSpec;
-import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverManagerOptions;
-
-import java.util.concurrent.CompletableFuture;
-
 /**
- * Coordinator of a Rhino operator's gates, hosting the operator's {@link HandoverManager}: feeds
- * it the gates' protocol events, checkpoints its routing table, and keeps handovers and
- * checkpoints apart — a checkpoint's coordinator phase completes only when no handover is in
- * flight, and no handover starts until that checkpoint completes or aborts. Flink checkpoints
- * coordinators before it injects barriers, so no gate ever holds buffered records in a
- * checkpoint, and a failure mid-handover rolls back to the pre-handover checkpoint.
+ * Coordinator of a Rhino operator's gates, hosting the operator's {@link HandoverManager}: feeds it
+ * the gates' protocol events, checkpoints its routing table, and keeps handovers and checkpoints
+ * apart — a checkpoint's coordinator phase completes only when no handover is in flight, and no
+ * handover starts until that checkpoint completes or aborts. Flink checkpoints coordinators before
+ * it injects barriers, so no gate ever holds buffered records in a checkpoint, and a failure
+ * mid-handover rolls back to the pre-handover checkpoint.
  */
 public final class RhinoGateCoordinator implements OperatorCoordinator {
 

@@ -14,20 +14,18 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.api.common.JobID;
-
 import io.rhino.handover.HandoverManager;
-
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.api.common.JobID;
 
 /**
- * The Java entry point to live handovers, in the JobManager process: look up the handover
- * manager of a running Rhino operator by job and operator name, then call {@link
- * HandoverManager#handover}. The REST API is built on this.
+ * The Java entry point to live handovers, in the JobManager process: look up the handover manager
+ * of a running Rhino operator by job and operator name, then call {@link HandoverManager#handover}.
+ * The REST API is built on this.
  */
 public final class RhinoHandovers {
 

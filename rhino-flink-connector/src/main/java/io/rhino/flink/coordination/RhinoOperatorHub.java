@@ -14,19 +14,12 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.runtime.operators.coordination.CoordinatorStore;
-import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
-import org.apache.flink.runtime.operators.coordination.OperatorCoordinator.SubtaskGateway;
-import org.apache.flink.util.concurrent.ExecutorThreadFactory;
-
 import io.rhino.core.handover.HandoverCommand;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,6 +27,11 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.operators.coordination.CoordinatorStore;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator.SubtaskGateway;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 
 /**
  * Where the router coordinator and the gate coordinator of one Rhino operator meet, in the job's
@@ -42,6 +40,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * manager's port to them.
  */
 final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
+
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(RhinoOperatorHub.class);
 
     /** One timer thread for every manager in this JobManager: timeouts are rare events. */
     private static final ScheduledExecutorService TIMER =
@@ -158,7 +159,18 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                             + spec.name()
                             + "' is not running.");
         }
-        gate.sendEvent(new InstallVnodesEvent(id, vnodes));
+        gate.sendEvent(new InstallVnodesEvent(id, vnodes))
+                .whenComplete(
+                        (ack, failure) -> {
+                            if (failure != null) {
+                                LOG.warn(
+                                        "Could not send vnodes of handover {} to gate {} of '{}'",
+                                        id,
+                                        targetSubtask,
+                                        spec.name(),
+                                        failure);
+                            }
+                        });
     }
 
     @Override

@@ -14,18 +14,16 @@
 
 package io.rhino.flink.coordination;
 
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
-
-import java.util.concurrent.CompletableFuture;
-
 /**
  * Coordinator of a Rhino operator's routers: registers their gateways with the operator's hub so
- * the handover manager can command them, and passes their acks on. It keeps no state: the
- * routing table is checkpointed by the routers and by the gate coordinator.
+ * the handover manager can command them, and passes their acks on. It keeps no state: the routing
+ * table is checkpointed by the routers and by the gate coordinator.
  */
 public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
@@ -80,7 +78,9 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
                                             reason != null
                                                     ? reason
                                                     : new IllegalStateException(
-                                                            "router subtask " + subtask + " failed")));
+                                                            "router subtask "
+                                                                    + subtask
+                                                                    + " failed")));
         }
     }
 

@@ -14,9 +14,8 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-
 import io.rhino.core.handover.HandoverId;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /** Router subtask → coordinator: markers emitted on every channel, table now at newEpoch. */
 public record RouterAckEvent(HandoverId handoverId, long newEpoch) implements OperatorEvent {}

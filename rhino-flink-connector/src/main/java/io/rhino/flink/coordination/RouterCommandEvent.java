@@ -14,9 +14,8 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-
 import io.rhino.core.handover.HandoverCommand;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /** Coordinator → router subtask: emit markers for this handover and switch the routing table. */
 public record RouterCommandEvent(HandoverCommand command) implements OperatorEvent {}

@@ -14,11 +14,9 @@
 
 package io.rhino.flink.coordination;
 
-import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-
 import io.rhino.core.handover.HandoverId;
-
 import java.util.Set;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
  * Target gate → coordinator: the vnodes are installed and their buffered records replayed.

@@ -14,16 +14,14 @@
 
 package io.rhino.flink.handover;
 
-import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
-import org.apache.flink.util.FileUtils;
-
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
-
 import java.io.File;
 import java.io.Serializable;
 import java.util.List;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
+import org.apache.flink.util.FileUtils;
 
 /**
  * Ships a vnode through a directory on the local filesystem: the origin exports the vnode there
@@ -57,7 +55,11 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
             throws Exception {
         if (!(payload instanceof LocalShipment shipment)) {
             throw new IllegalArgumentException(
-                    "Cannot install vnode " + vnode + " from " + payload + " (expected a local export)");
+                    "Cannot install vnode "
+                            + vnode
+                            + " from "
+                            + payload
+                            + " (expected a local export)");
         }
         target.installVnode(vnode, List.of(shipment.handle()));
         // the installed vnode holds its own hard links now

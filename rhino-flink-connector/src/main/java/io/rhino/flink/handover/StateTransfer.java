@@ -16,15 +16,14 @@ package io.rhino.flink.handover;
 
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
-
 import java.io.Serializable;
 
 /**
  * How a vnode's state gets from the origin subtask to the target subtask during a handover. The
  * origin calls {@link #ship} once it is aligned; the payload travels to the target through the
  * coordinator, and the target calls {@link #install}. Implementations: {@link
- * LocalDirectoryStateTransfer} (TaskManagers on one machine); replication will add one that
- * finds the state already on the target's disk.
+ * LocalDirectoryStateTransfer} (TaskManagers on one machine); replication will add one that finds
+ * the state already on the target's disk.
  */
 public interface StateTransfer extends Serializable {
 
@@ -39,8 +38,8 @@ public interface StateTransfer extends Serializable {
     /**
      * What {@link #ship} produced.
      *
-     * @param payload what the target needs to install the vnode; must be serializable, it
-     *     travels through the JobManager
+     * @param payload what the target needs to install the vnode; must be serializable, it travels
+     *     through the JobManager
      * @param copiedBytes bytes copied to ship it
      */
     record Shipment(Serializable payload, long copiedBytes) {}

@@ -17,19 +17,18 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.handover.VnodeMove;
-
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One handover as one gate subtask sees it: which routers' markers arrived, which vnodes it
- * gives away (origin) and receives (target), and what is done. An install can reach a target
- * before any marker (the coordinator is faster than a data channel), so installed vnodes are
- * remembered before the plan is known.
+ * One handover as one gate subtask sees it: which routers' markers arrived, which vnodes it gives
+ * away (origin) and receives (target), and what is done. An install can reach a target before any
+ * marker (the coordinator is faster than a data channel), so installed vnodes are remembered before
+ * the plan is known.
  */
 final class GateHandover {
 
@@ -114,6 +113,8 @@ final class GateHandover {
 
     /** Nothing left to do here. */
     boolean done() {
-        return aligned() && (targetByOutgoing.isEmpty() || shipped) && installed.containsAll(incoming);
+        return aligned()
+                && (targetByOutgoing.isEmpty() || shipped)
+                && installed.containsAll(incoming);
     }
 }

@@ -14,18 +14,17 @@
 
 package io.rhino.flink.routing;
 
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * Holds back, at a target gate, the records of vnodes that are moving here but not installed
- * yet, and the watermarks meanwhile: a watermark let through before the buffered records are
- * replayed could make them late. Records of other vnodes pass.
+ * Holds back, at a target gate, the records of vnodes that are moving here but not installed yet,
+ * and the watermarks meanwhile: a watermark let through before the buffered records are replayed
+ * could make them late. Records of other vnodes pass.
  */
 final class IncomingVnodeBuffer<T> {
 

@@ -15,13 +15,12 @@
 package io.rhino.flink.routing;
 
 import io.rhino.core.handover.HandoverMarker;
-
 import java.util.Objects;
 
 /**
  * What travels from a Rhino router to a Rhino gate: either a record with the channel (target
- * subtask) the router chose for it, or a handover marker the router emits on every channel when
- * it switches its routing table.
+ * subtask) the router chose for it, or a handover marker the router emits on every channel when it
+ * switches its routing table.
  */
 public final class RhinoElement<T> {
 
@@ -44,8 +43,8 @@ public final class RhinoElement<T> {
     /**
      * A marker for one channel.
      *
-     * @param routerParallelism how many router subtasks emit this marker, so that a gate knows
-     *     when it has seen all of them
+     * @param routerParallelism how many router subtasks emit this marker, so that a gate knows when
+     *     it has seen all of them
      */
     public static <T> RhinoElement<T> marker(
             int channel, HandoverMarker marker, int routerParallelism) {

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.core.handover.HandoverMarker;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.CompositeTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -22,11 +23,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.util.InstantiationUtil;
 
-import io.rhino.core.handover.HandoverMarker;
-
 /**
- * Serializes {@link RhinoElement}s: a kind byte, the channel, then either the value with the
- * user's serializer or the (rare, small) handover marker with Java serialization.
+ * Serializes {@link RhinoElement}s: a kind byte, the channel, then either the value with the user's
+ * serializer or the (rare, small) handover marker with Java serialization.
  */
 public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement<T>> {
 

@@ -14,20 +14,6 @@
 
 package io.rhino.flink.routing;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
-import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
-import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.coordination.GateLocationEvent;
@@ -39,22 +25,38 @@ import io.rhino.flink.state.RhinoStateBackendCheck;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.handover.ShippedVnode;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.execution.CancelTaskException;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
+import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.ExceptionUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The downstream half of a Rhino keyed stream, chained in front of the user's keyed operator.
- * It unwraps records, and runs the subtask's side of the handover protocol:
+ * The downstream half of a Rhino keyed stream, chained in front of the user's keyed operator. It
+ * unwraps records, and runs the subtask's side of the handover protocol:
  *
  * <ul>
  *   <li>as a <b>target</b>, from the first marker of a handover on, it holds back records of the
- *       vnodes it receives (and watermarks) until the coordinator delivers their state, installs
- *       it and replays them in arrival order;
+ *       vnodes it receives (and watermarks) until the coordinator delivers their state, installs it
+ *       and replays them in arrival order;
  *   <li>as an <b>origin</b>, it keeps processing; once every router's marker arrived no record of
  *       its outgoing vnodes can come any more, so it ships their state and drops them.
  * </ul>
@@ -65,6 +67,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         implements OneInputStreamOperator<RhinoElement<T>, T>, OperatorEventHandler {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(RhinoGateOperator.class);
 
     private final RhinoOperatorSpec spec;
     private final VnodeLayout layout;
@@ -108,15 +111,17 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     @Override
     public void open() throws Exception {
         super.open();
-        valueSerializer =
-                ((RhinoElementSerializer<T>)
-                                getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader()))
-                        .valueSerializer();
+        TypeSerializer<?> input =
+                getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
+        valueSerializer = ((RhinoElementSerializer<T>) input).valueSerializer();
         getMetricGroup().gauge("rhinoBufferedRecords", incoming::size);
         getMetricGroup()
                 .gauge(
                         "rhinoOwnedVnodes",
-                        () -> RhinoTaskRegistry.backendOf(task).map(b -> b.ownedVnodes().length).orElse(0));
+                        () ->
+                                RhinoTaskRegistry.backendOf(task)
+                                        .map(b -> b.ownedVnodes().length)
+                                        .orElse(0));
         Environment env = getContainingTask().getEnvironment();
         coordinator.sendEventToCoordinator(
                 new GateLocationEvent(
@@ -142,7 +147,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         if (incoming.isHolding()) {
             int vnode = vnodeOf(value);
             if (incoming.isPending(vnode)) {
-                T held = getExecutionConfig().isObjectReuseEnabled() ? valueSerializer.copy(value) : value;
+                T held =
+                        getExecutionConfig().isObjectReuseEnabled()
+                                ? valueSerializer.copy(value)
+                                : value;
                 incoming.add(
                         vnode,
                         element.hasTimestamp()
@@ -187,6 +195,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     private void ship(GateHandover handover) throws Exception {
+        LOG.debug("{} gate {} ships {}", spec.name(), subtask(), handover.outgoing());
         long alignMillis = handover.millisSinceFirstMarker();
         long start = System.nanoTime();
         VnodeKeyedStateBackend<?> backend = backend();
@@ -219,13 +228,27 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         }
         try {
             install(install);
-        } catch (Exception e) {
+        } catch (Throwable e) {
+            LOG.error("{} gate {} failed to install {}", spec.name(), subtask(), install, e);
+            // A CancelTaskException anywhere in the cause would make Flink treat this failure as
+            // a cancellation and swallow it; the job must fail and roll back instead.
+            Throwable cause =
+                    ExceptionUtils.findThrowable(e, CancelTaskException.class).isPresent()
+                            ? new RuntimeException(ExceptionUtils.stringifyException(e))
+                            : e;
             throw new IllegalStateException(
-                    "Rhino gate of '" + spec.name() + "' could not install " + install, e);
+                    "Rhino gate of '"
+                            + spec.name()
+                            + "' subtask "
+                            + subtask()
+                            + " could not install vnodes of handover "
+                            + install.handoverId(),
+                    cause);
         }
     }
 
     private void install(InstallVnodesEvent event) throws Exception {
+        LOG.debug("{} gate {} installs {}", spec.name(), subtask(), event);
         long start = System.nanoTime();
         VnodeKeyedStateBackend<?> backend = backend();
         Set<Integer> vnodes = new TreeSet<>();
@@ -245,6 +268,12 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             super.processWatermark(watermark);
         }
         forgetIfDone(handover);
+        LOG.debug(
+                "{} gate {} installed {}, replayed {}",
+                spec.name(),
+                subtask(),
+                vnodes,
+                replay.size());
         coordinator.sendEventToCoordinator(
                 new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replay.size()));
     }

@@ -14,6 +14,8 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.flink.coordination.RhinoGateCoordinator;
+import io.rhino.flink.handover.StateTransfer;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -24,9 +26,6 @@ import org.apache.flink.streaming.api.operators.CoordinatedOperatorFactory;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
-
-import io.rhino.flink.coordination.RhinoGateCoordinator;
-import io.rhino.flink.handover.StateTransfer;
 
 /**
  * Creates Rhino gates, always chained in front of the user's keyed operator, and the gate

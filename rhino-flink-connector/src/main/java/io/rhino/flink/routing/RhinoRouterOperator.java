@@ -14,6 +14,12 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.core.handover.HandoverCommand;
+import io.rhino.core.handover.HandoverMarker;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.coordination.RouterAckEvent;
+import io.rhino.flink.coordination.RouterCommandEvent;
+import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
@@ -30,22 +36,14 @@ import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.InstantiationUtil;
 
-import io.rhino.core.handover.HandoverCommand;
-import io.rhino.core.handover.HandoverMarker;
-import io.rhino.core.routing.RoutingTable;
-import io.rhino.flink.coordination.RouterAckEvent;
-import io.rhino.flink.coordination.RouterCommandEvent;
-
-import java.util.List;
-
 /**
- * The upstream half of a Rhino keyed stream, chained to the upstream operator: sends each record
- * to the subtask owning its key's vnode. On a handover command from the coordinator it emits a
- * marker on every channel, then switches to the new routing table: records before the marker
- * went by the old table, records after it by the new one.
+ * The upstream half of a Rhino keyed stream, chained to the upstream operator: sends each record to
+ * the subtask owning its key's vnode. On a handover command from the coordinator it emits a marker
+ * on every channel, then switches to the new routing table: records before the marker went by the
+ * old table, records after it by the new one.
  *
- * <p>The table is kept in union operator state, so after a restore every router routes by the
- * table of the checkpoint, matching the vnode ownership in the restored keyed state.
+ * <p>The table is kept in union operator state, so after a restore every router routes by the table
+ * of the checkpoint, matching the vnode ownership in the restored keyed state.
  */
 public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<RhinoElement<T>>
         implements OneInputStreamOperator<T, RhinoElement<T>>, OperatorEventHandler {

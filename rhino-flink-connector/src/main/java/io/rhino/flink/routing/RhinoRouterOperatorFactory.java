@@ -14,6 +14,7 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.flink.coordination.RhinoRouterCoordinator;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -24,8 +25,6 @@ import org.apache.flink.streaming.api.operators.CoordinatedOperatorFactory;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
-
-import io.rhino.flink.coordination.RhinoRouterCoordinator;
 
 /** Creates Rhino routers, chained to their upstream, each with its coordinator. */
 public final class RhinoRouterOperatorFactory<T, K>

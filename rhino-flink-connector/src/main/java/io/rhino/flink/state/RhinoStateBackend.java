@@ -22,9 +22,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
@@ -117,8 +119,20 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         Map<Integer, KeyedStateHandle> restored =
                 VnodeRestore.read(parameters.getStateHandles(), spec, subtaskIndex, parallelism);
         VnodeFileRegistry files = new VnodeFileRegistry(retainedCheckpoints);
+        // Flink closes the cancel registry of state initialisation once the operator runs; vnodes
+        // installed later by handovers register their restore streams with the backend's own.
+        CloseableRegistry laterInstalls = new CloseableRegistry();
+        AtomicBoolean initialised = new AtomicBoolean();
         VnodeBackendFactory<K> backendFactory =
-                (vnode, handles) -> createVnodeDelegate(parameters, layout, vnode, handles);
+                (vnode, handles) ->
+                        createVnodeDelegate(
+                                parameters,
+                                layout,
+                                vnode,
+                                handles,
+                                initialised.get()
+                                        ? laterInstalls
+                                        : parameters.getCancelStreamRegistry());
         VnodeKeyedStateBackend<K> backend =
                 new VnodeKeyedStateBackend<>(
                         parameters.getOperatorIdentifier(),
@@ -131,7 +145,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         files,
                         new java.io.File(
                                 env.getTaskManagerInfo().getTmpWorkingDirectory(),
-                                "rhino-transfer"));
+                                "rhino-transfer"),
+                        laterInstalls);
         try {
             if (restored == null) {
                 for (int vnode : spec.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {
@@ -147,6 +162,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             backend.dispose();
             throw e;
         }
+        initialised.set(true);
         RhinoTaskRegistry.registerBackend(env.getExecutionId(), backend);
         return backend;
     }
@@ -155,7 +171,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             KeyedStateBackendParameters<K> parameters,
             VnodeLayout layout,
             int vnode,
-            Collection<KeyedStateHandle> handles)
+            Collection<KeyedStateHandle> handles,
+            CloseableRegistry cancelRegistry)
             throws Exception {
         KeyGroupSpan span = layout.keyGroupsOf(vnode);
         return rocksdb.createKeyedStateBackend(
@@ -171,7 +188,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         parameters.getMetricGroup().addGroup("vnode", String.valueOf(vnode)),
                         parameters.getCustomInitializationMetrics(),
                         handles,
-                        parameters.getCancelStreamRegistry(),
+                        cancelRegistry,
                         parameters.getManagedMemoryFraction()));
     }
 

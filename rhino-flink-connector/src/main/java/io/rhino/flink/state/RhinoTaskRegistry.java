@@ -14,23 +14,21 @@
 
 package io.rhino.flink.state;
 
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
-
 import io.rhino.flink.routing.RhinoOperatorSpec;
-
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 
 /**
  * Where a Rhino gate and the vnode backend of its task find each other, in one TaskManager. The
  * gate is created before the keyed operator's state is initialised, and Flink hands the backend
  * only the task's {@code Environment}: the gate registers the operator here (so the backend knows
- * it serves a Rhino operator) and the backend registers itself (so the gate can move vnodes in
- * and out of it), both under the task attempt's id.
+ * it serves a Rhino operator) and the backend registers itself (so the gate can move vnodes in and
+ * out of it), both under the task attempt's id.
  */
 public final class RhinoTaskRegistry {
 

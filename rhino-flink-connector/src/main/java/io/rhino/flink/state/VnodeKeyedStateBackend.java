@@ -74,6 +74,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeSnapshotter<K> snapshotter;
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
     private final java.io.File transferDirectory;
+    private final java.io.Closeable installResources;
     private long exportCounter;
 
     VnodeKeyedStateBackend(
@@ -85,7 +86,8 @@ public final class VnodeKeyedStateBackend<K>
             VnodeLayout layout,
             VnodeBackendFactory<K> backendFactory,
             VnodeFileRegistry files,
-            java.io.File transferDirectory) {
+            java.io.File transferDirectory,
+            java.io.Closeable installResources) {
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
@@ -96,6 +98,7 @@ public final class VnodeKeyedStateBackend<K>
         this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
         this.files = files;
         this.transferDirectory = transferDirectory;
+        this.installResources = installResources;
         this.snapshotter =
                 new VnodeSnapshotter<>(
                         backends,
@@ -398,6 +401,7 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public void dispose() {
+        IOUtils.closeQuietly(installResources);
         for (int vnode : backends.ownedVnodes()) {
             states.unbindVnode(vnode);
             backends.remove(vnode).dispose();
@@ -406,6 +410,7 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public void close() throws IOException {
+        IOUtils.closeQuietly(installResources);
         IOException first = null;
         for (int vnode : backends.ownedVnodes()) {
             try {

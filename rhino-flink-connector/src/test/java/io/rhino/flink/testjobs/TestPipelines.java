@@ -80,7 +80,9 @@ public final class TestPipelines {
 
         RhinoKeyedStreamOptions options(String name) {
             RhinoKeyedStreamOptions.Builder builder =
-                    RhinoKeyedStreamOptions.builder(name).vnodes(vnodes).stateTransfer(stateTransfer);
+                    RhinoKeyedStreamOptions.builder(name)
+                            .vnodes(vnodes)
+                            .stateTransfer(stateTransfer);
             if (activeParallelism > 0) {
                 builder.activeParallelism(activeParallelism);
             }
@@ -89,7 +91,8 @@ public final class TestPipelines {
     }
 
     /** The names of the Rhino keyed streams the jobs create. */
-    public static final List<String> RHINO_OPERATORS = List.of("sliding", "session", "process", "join");
+    public static final List<String> RHINO_OPERATORS =
+            List.of("sliding", "session", "process", "join");
 
     public static DataStream<String> build(
             StreamExecutionEnvironment env, Mode mode, Input input, int vnodes) {

@@ -21,12 +21,10 @@ import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.flink.testjobs.Upserts;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -52,7 +50,7 @@ class RhinoFailoverITCase {
     void failureAfterCheckpointRestoresVnodeStateExactly() throws Exception {
         Input slowInput = new Input(6_000, 97, 1_500, 2);
         Map<String, String> reference =
-                upserts(RhinoEquivalenceITCase.run(Mode.PLAIN, slowInput.unlimited(), 8));
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, slowInput.unlimited(), 8));
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
@@ -77,23 +75,6 @@ class RhinoFailoverITCase {
         env.execute("failover");
 
         assertThat(FailOnceAfterCheckpoints.failures(runId)).as("injected failures").isEqualTo(1);
-        assertThat(upserts(ResultSink.take(runId))).isEqualTo(reference);
-    }
-
-    /** Result id to value; fails on an id written twice with different values. */
-    private static Map<String, String> upserts(List<String> lines) {
-        Map<String, String> valueById = new TreeMap<>();
-        List<String> conflicts = new ArrayList<>();
-        for (String line : lines) {
-            int split = line.indexOf('=');
-            String id = line.substring(0, split);
-            String value = line.substring(split + 1);
-            String previous = valueById.put(id, value);
-            if (previous != null && !previous.equals(value) && conflicts.size() < 10) {
-                conflicts.add(id + ": " + previous + " then " + value);
-            }
-        }
-        assertThat(conflicts).as("results written twice with different values").isEmpty();
-        return valueById;
+        assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
     }
 }

@@ -22,21 +22,26 @@ import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.flink.testjobs.TestPipelines.RhinoSetup;
+import io.rhino.flink.testjobs.Upserts;
 import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -75,7 +80,8 @@ class RhinoHandoverITCase {
                         env,
                         Mode.RHINO,
                         INPUT,
-                        new RhinoSetup(8, 2, new LocalDirectoryStateTransfer()),
+                        new RhinoSetup(
+                                8, 2, new LocalDirectoryStateTransfer(), Duration.ofSeconds(30)),
                         events -> events)
                 .sinkTo(new ResultSink(runId));
         JobClient job = env.executeAsync("handovers");
@@ -99,6 +105,88 @@ class RhinoHandoverITCase {
         assertThat(completed).as("completed handovers (seed %s)", seed).isGreaterThanOrEqualTo(20);
         Multisets.assertSameMultiset(
                 "output under handovers (seed " + seed + ")", reference, ResultSink.take(runId));
+    }
+
+    @Test
+    @Timeout(180)
+    void failureDuringHandoverRollsBackAndTheNextHandoverSucceeds() throws Exception {
+        HandoverResult failed = runWithFault(FailingOnceStateTransfer.Fault.THROW);
+        assertThat(failed.failureCause()).get().asString().contains("Injected failure");
+    }
+
+    @Test
+    @Timeout(180)
+    void stuckHandoverTimesOutNamingItsPhaseAndRollsBack() throws Exception {
+        HandoverResult failed = runWithFault(FailingOnceStateTransfer.Fault.STALL);
+        assertThat(failed.failureCause())
+                .get()
+                .asString()
+                .contains("timed out")
+                .contains(failed.failedIn().orElseThrow().name());
+    }
+
+    /**
+     * Runs the jobs with one faulty handover, then a retried one; returns the faulty one's result
+     * after checking the output equals plain Flink's.
+     */
+    private HandoverResult runWithFault(FailingOnceStateTransfer.Fault fault) throws Exception {
+        Input input = new Input(12_000, 97, 1_000, 2);
+        java.util.Map<String, String> reference =
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
+
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(3);
+        String runId = "handover-failure-" + UUID.randomUUID();
+        TestPipelines.build(
+                        env,
+                        Mode.RHINO,
+                        input,
+                        new RhinoSetup(
+                                8, 3, new FailingOnceStateTransfer(runId), Duration.ofSeconds(2)),
+                        events -> events)
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("handover-failure");
+        JobID jobId = job.getJobID();
+        HandoverDriver driver = new HandoverDriver(jobId, List.of("process"), 42);
+        driver.awaitRunning(Duration.ofSeconds(60));
+        Thread.sleep(1_500); // let state and a checkpoint build up
+
+        HandoverManager manager = RhinoHandovers.manager(jobId, "process");
+        RoutingTable before = manager.routingTable();
+        FailingOnceStateTransfer.arm(runId, fault);
+        HandoverResult failed =
+                manager.handover(driver.randomMoves(before, 2)).get(60, TimeUnit.SECONDS);
+        assertThat(failed.outcome()).isEqualTo(HandoverResult.Outcome.FAILED);
+        assertThat(failed.failedIn()).isPresent();
+        assertThat(manager.routingTable()).as("rolled back").isEqualTo(before);
+
+        // the job restarts from the pre-handover checkpoint; retry until it runs again
+        HandoverResult retried = null;
+        for (int attempt = 0; attempt < 40; attempt++) {
+            Thread.sleep(250);
+            driver.awaitRunning(Duration.ofSeconds(60));
+            HandoverManager current = RhinoHandovers.manager(jobId, "process");
+            retried =
+                    current.handover(driver.randomMoves(current.routingTable(), 2))
+                            .get(60, TimeUnit.SECONDS);
+            if (retried.isCompleted()) {
+                break;
+            }
+        }
+        assertThat(retried.outcome())
+                .as("retry after the rollback: %s", retried.failureCause())
+                .isEqualTo(HandoverResult.Outcome.COMPLETED);
+        job.getJobExecutionResult().get();
+
+        assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+        return failed;
     }
 
     private static void checkRejectedRequestsChangeNothing(JobID jobId) throws Exception {

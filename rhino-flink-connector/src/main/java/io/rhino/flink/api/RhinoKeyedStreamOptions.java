@@ -17,6 +17,7 @@ package io.rhino.flink.api;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -33,6 +34,7 @@ public final class RhinoKeyedStreamOptions implements Serializable {
     private final Integer parallelism;
     private final Integer activeParallelism;
     private final StateTransfer stateTransfer;
+    private final Duration handoverTimeout;
 
     private RhinoKeyedStreamOptions(Builder builder) {
         this.name = builder.name;
@@ -41,6 +43,7 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         this.parallelism = builder.parallelism;
         this.activeParallelism = builder.activeParallelism;
         this.stateTransfer = builder.stateTransfer;
+        this.handoverTimeout = builder.handoverTimeout;
     }
 
     /** Options with the given operator name and every other value from configuration. */
@@ -77,6 +80,11 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         return stateTransfer;
     }
 
+    /** Overrides {@code rhino.handover.timeout} for this operator. */
+    public Optional<Duration> handoverTimeout() {
+        return Optional.ofNullable(handoverTimeout);
+    }
+
     /** Builder of {@link RhinoKeyedStreamOptions}. */
     public static final class Builder {
         private final String name;
@@ -85,6 +93,7 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         private Integer parallelism;
         private Integer activeParallelism;
         private StateTransfer stateTransfer = new LocalDirectoryStateTransfer();
+        private Duration handoverTimeout;
 
         private Builder(String name) {
             if (name == null || name.isBlank()) {
@@ -123,6 +132,16 @@ public final class RhinoKeyedStreamOptions implements Serializable {
          */
         public Builder stateTransfer(StateTransfer stateTransfer) {
             this.stateTransfer = java.util.Objects.requireNonNull(stateTransfer, "stateTransfer");
+            return this;
+        }
+
+        /** How long a handover of this operator may take (overrides the configuration). */
+        public Builder handoverTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException(
+                        "handoverTimeout: " + timeout + " (expected: positive)");
+            }
+            this.handoverTimeout = timeout;
             return this;
         }
 

@@ -90,7 +90,9 @@ public final class RhinoStreams {
                                         spec,
                                         keySelector,
                                         options.stateTransfer(),
-                                        routerParallelism))
+                                        routerParallelism,
+                                        options.handoverTimeout()
+                                                .orElse(config.get(RhinoOptions.HANDOVER_TIMEOUT))))
                         .setParallelism(spec.parallelism())
                         .setMaxParallelism(spec.numKeyGroups());
         KeyedStream<T, K> keyed =

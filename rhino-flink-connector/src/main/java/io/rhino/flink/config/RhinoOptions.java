@@ -14,6 +14,7 @@
 
 package io.rhino.flink.config;
 
+import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -55,6 +56,19 @@ public final class RhinoOptions {
                                     + "backend keeps before deleting files no retained "
                                     + "checkpoint references. Defaults to "
                                     + "'execution.checkpointing.num-retained'.");
+
+    /** How long a handover may take before it is failed and the job rolled back. */
+    public static final ConfigOption<Duration> HANDOVER_TIMEOUT =
+            ConfigOptions.key("rhino.handover.timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withDescription(
+                            "How long a handover may take. A handover still running after it is "
+                                    + "reported FAILED with the phase it was stuck in and what it "
+                                    + "waited for, and the job is restarted from the last "
+                                    + "checkpoint (taken before the handover), since some routers "
+                                    + "may already have switched. Read from the job "
+                                    + "configuration when the Rhino keyed stream is built.");
 
     private RhinoOptions() {}
 }

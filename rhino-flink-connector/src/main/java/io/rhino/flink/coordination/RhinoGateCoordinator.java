@@ -18,10 +18,12 @@ import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.InstantiationUtil;
 
 /**
@@ -37,20 +39,30 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     private final Context context;
     private final RhinoOperatorSpec spec;
     private final int routerParallelism;
+    private final Duration handoverTimeout;
     private RhinoOperatorHub hub;
     private HandoverManager manager;
     private RoutingTable restoredTable;
 
-    private RhinoGateCoordinator(Context context, RhinoOperatorSpec spec, int routerParallelism) {
+    private RhinoGateCoordinator(
+            Context context,
+            RhinoOperatorSpec spec,
+            int routerParallelism,
+            Duration handoverTimeout) {
         this.context = context;
         this.spec = spec;
         this.routerParallelism = routerParallelism;
+        this.handoverTimeout = handoverTimeout;
     }
 
     @Override
     public void start() {
         hub = RhinoOperatorHub.of(context, spec);
-        manager = hub.manager(context, routerParallelism, HandoverManagerOptions.defaults());
+        manager =
+                hub.manager(
+                        context,
+                        routerParallelism,
+                        HandoverManagerOptions.builder().timeout(handoverTimeout).build());
         if (restoredTable != null) {
             manager.resetTo(restoredTable);
             restoredTable = null;
@@ -81,6 +93,15 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
     @Override
     public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {
+        if (hub.isFailingOver()) {
+            // routers may already route by a table no completed handover produced
+            result.completeExceptionally(
+                    new FlinkException(
+                            "Rhino operator '"
+                                    + spec.name()
+                                    + "' asked to restart the job after a failed handover"));
+            return;
+        }
         manager.beforeCheckpoint(
                 checkpointId,
                 () -> {
@@ -109,6 +130,9 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                         ? spec.initialRoutingTable()
                         : InstantiationUtil.deserializeObject(
                                 checkpointData, context.getUserCodeClassloader());
+        if (hub != null) {
+            hub.failoverDone();
+        }
         if (manager != null) {
             manager.resetTo(table);
         } else {
@@ -143,11 +167,17 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         private final OperatorID operatorId;
         private final RhinoOperatorSpec spec;
         private final int routerParallelism;
+        private final Duration handoverTimeout;
 
-        public Provider(OperatorID operatorId, RhinoOperatorSpec spec, int routerParallelism) {
+        public Provider(
+                OperatorID operatorId,
+                RhinoOperatorSpec spec,
+                int routerParallelism,
+                Duration handoverTimeout) {
             this.operatorId = operatorId;
             this.spec = spec;
             this.routerParallelism = routerParallelism;
+            this.handoverTimeout = handoverTimeout;
         }
 
         @Override
@@ -157,7 +187,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
         @Override
         public OperatorCoordinator create(Context context) {
-            return new RhinoGateCoordinator(context, spec, routerParallelism);
+            return new RhinoGateCoordinator(context, spec, routerParallelism, handoverTimeout);
         }
     }
 }

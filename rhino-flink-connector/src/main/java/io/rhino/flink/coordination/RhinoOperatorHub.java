@@ -56,6 +56,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     private final Map<Integer, String> gateTaskManagers = new ConcurrentHashMap<>();
     private volatile OperatorCoordinator.Context gateContext;
     private volatile int routerParallelism;
+    private volatile boolean failingOver;
     private HandoverManager manager;
 
     private RhinoOperatorHub(JobID jobId, RhinoOperatorSpec spec) {
@@ -121,6 +122,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
 
     void gateGone(int subtask) {
         gates.remove(subtask);
+        gateTaskManagers.remove(subtask);
     }
 
     void gateLocation(int subtask, String taskManager) {
@@ -173,8 +175,18 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                         });
     }
 
+    /** Between asking Flink to restart the job and the restore: no checkpoint may complete. */
+    boolean isFailingOver() {
+        return failingOver;
+    }
+
+    void failoverDone() {
+        failingOver = false;
+    }
+
     @Override
     public void failJob(Throwable cause) {
+        failingOver = true;
         OperatorCoordinator.Context context = gateContext;
         if (context != null) {
             context.failJob(cause);

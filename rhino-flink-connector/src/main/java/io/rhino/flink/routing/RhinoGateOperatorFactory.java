@@ -16,6 +16,7 @@ package io.rhino.flink.routing;
 
 import io.rhino.flink.coordination.RhinoGateCoordinator;
 import io.rhino.flink.handover.StateTransfer;
+import java.time.Duration;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -41,16 +42,19 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     private final KeySelector<T, ?> keySelector;
     private final StateTransfer stateTransfer;
     private final int routerParallelism;
+    private final Duration handoverTimeout;
 
     public RhinoGateOperatorFactory(
             RhinoOperatorSpec spec,
             KeySelector<T, ?> keySelector,
             StateTransfer stateTransfer,
-            int routerParallelism) {
+            int routerParallelism,
+            Duration handoverTimeout) {
         this.spec = spec;
         this.keySelector = keySelector;
         this.stateTransfer = stateTransfer;
         this.routerParallelism = routerParallelism;
+        this.handoverTimeout = handoverTimeout;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -78,7 +82,8 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     @Override
     public OperatorCoordinator.Provider getCoordinatorProvider(
             String operatorName, OperatorID operatorId) {
-        return new RhinoGateCoordinator.Provider(operatorId, spec, routerParallelism);
+        return new RhinoGateCoordinator.Provider(
+                operatorId, spec, routerParallelism, handoverTimeout);
     }
 
     @SuppressWarnings("rawtypes")

@@ -73,16 +73,25 @@ public final class TestPipelines {
     private TestPipelines() {}
 
     /** How the Rhino variant keys its streams. */
-    public record RhinoSetup(int vnodes, int activeParallelism, StateTransfer stateTransfer) {
+    public record RhinoSetup(
+            int vnodes,
+            int activeParallelism,
+            StateTransfer stateTransfer,
+            java.time.Duration handoverTimeout) {
         public static RhinoSetup vnodes(int vnodes) {
-            return new RhinoSetup(vnodes, -1, new LocalDirectoryStateTransfer());
+            return new RhinoSetup(
+                    vnodes,
+                    -1,
+                    new LocalDirectoryStateTransfer(),
+                    java.time.Duration.ofSeconds(60));
         }
 
         RhinoKeyedStreamOptions options(String name) {
             RhinoKeyedStreamOptions.Builder builder =
                     RhinoKeyedStreamOptions.builder(name)
                             .vnodes(vnodes)
-                            .stateTransfer(stateTransfer);
+                            .stateTransfer(stateTransfer)
+                            .handoverTimeout(handoverTimeout);
             if (activeParallelism > 0) {
                 builder.activeParallelism(activeParallelism);
             }

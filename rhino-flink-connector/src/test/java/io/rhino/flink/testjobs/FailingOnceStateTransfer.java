@@ -1,0 +1,72 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.testjobs;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.VnodeKeyedStateBackend;
+import java.io.Serializable;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Ships through a local directory, but the first shipment after it is armed throws or stalls, in
+ * the origin, after alignment and before shipping. The flag is static: the function is rebuilt
+ * after the failure it causes.
+ */
+public final class FailingOnceStateTransfer implements StateTransfer {
+
+    /** What the armed shipment does. */
+    public enum Fault {
+        THROW,
+        STALL
+    }
+
+    private static final Map<String, AtomicReference<Fault>> ARMED = new ConcurrentHashMap<>();
+
+    private final String runId;
+    private final StateTransfer delegate = new LocalDirectoryStateTransfer();
+
+    public FailingOnceStateTransfer(String runId) {
+        this.runId = runId;
+        ARMED.put(runId, new AtomicReference<>());
+    }
+
+    /** The next shipment fails this way. */
+    public static void arm(String runId, Fault fault) {
+        ARMED.get(runId).set(fault);
+    }
+
+    @Override
+    public Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
+            throws Exception {
+        Fault fault = ARMED.get(runId).getAndSet(null);
+        if (fault == Fault.THROW) {
+            throw new IllegalStateException("Injected failure while shipping vnode " + vnode);
+        }
+        if (fault == Fault.STALL) {
+            Thread.sleep(30_000); // interrupted when the job is cancelled for the rollback
+        }
+        return delegate.ship(origin, vnode, handover);
+    }
+
+    @Override
+    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+            throws Exception {
+        delegate.install(target, vnode, payload);
+    }
+}

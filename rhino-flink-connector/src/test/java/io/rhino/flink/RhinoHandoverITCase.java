@@ -44,6 +44,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -65,7 +67,8 @@ class RhinoHandoverITCase {
 
     @Test
     @Timeout(180)
-    void exactlyOnceUnderRandomHandovers() throws Exception {
+    void exactlyOnceUnderRandomHandovers(@InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
         long seed = Long.getLong("rhino.test.seed", System.nanoTime());
         List<String> reference = RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8);
 
@@ -103,6 +106,16 @@ class RhinoHandoverITCase {
         job.getJobExecutionResult().get();
 
         assertThat(completed).as("completed handovers (seed %s)", seed).isGreaterThanOrEqualTo(20);
+        // checkpoints kept completing between handovers: neither starved the other
+        assertThat(
+                        miniCluster
+                                .getArchivedExecutionGraph(jobId)
+                                .get()
+                                .getCheckpointStatsSnapshot()
+                                .getCounts()
+                                .getNumberOfCompletedCheckpoints())
+                .as("completed checkpoints")
+                .isGreaterThanOrEqualTo(10);
         Multisets.assertSameMultiset(
                 "output under handovers (seed " + seed + ")", reference, ResultSink.take(runId));
     }

@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.core.handover.HandoverMarker;
+import io.rhino.core.handover.HandoverPlan;
+import io.rhino.core.handover.VnodeMove;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.junit.jupiter.api.Test;
+
+/** The per-subtask handover bookkeeping of a gate, without Flink around it. */
+class GateProtocolStateTest {
+
+    private static final HandoverId ID = new HandoverId("h1");
+    private static final HandoverPlan PLAN =
+            HandoverPlan.of(
+                    0,
+                    List.of(
+                            new VnodeMove(1, 0, 2),
+                            new VnodeMove(5, 2, 0),
+                            new VnodeMove(6, 1, 2)));
+
+    private static HandoverMarker marker(int router) {
+        return new HandoverMarker(ID, 1, router, PLAN);
+    }
+
+    @Test
+    void originIsAlignedOnlyAfterEveryRoutersMarker() {
+        GateHandover origin = new GateHandover(ID, 0);
+        assertThat(origin.onMarker(marker(1), 3)).as("first marker").isTrue();
+        assertThat(origin.outgoing()).containsExactly(1);
+        assertThat(origin.targetOf(1)).isEqualTo(2);
+        assertThat(origin.pendingIncoming()).containsExactly(5);
+        assertThat(origin.needsShipping()).isFalse();
+        assertThat(origin.onMarker(marker(0), 3)).isFalse();
+        assertThat(origin.onMarker(marker(0), 3)).as("duplicate marker").isFalse();
+        assertThat(origin.aligned()).isFalse();
+        origin.onMarker(marker(2), 3);
+        assertThat(origin.needsShipping()).isTrue();
+        origin.markShipped();
+        assertThat(origin.needsShipping()).isFalse();
+        assertThat(origin.done()).as("still waits for incoming vnode 5").isFalse();
+        origin.markInstalled(Set.of(5));
+        assertThat(origin.done()).isTrue();
+    }
+
+    @Test
+    void installBeforeTheFirstMarkerIsNotAwaitedAgain() {
+        GateHandover target = new GateHandover(ID, 2);
+        target.markInstalled(Set.of(1));
+        target.onMarker(marker(0), 1);
+        assertThat(target.pendingIncoming()).containsExactly(6);
+        assertThat(target.outgoing()).containsExactly(5);
+    }
+
+    @Test
+    void bufferHoldsRecordsOfPendingVnodesAndWatermarksUntilAllAreInstalled() {
+        IncomingVnodeBuffer<String> buffer = new IncomingVnodeBuffer<>();
+        assertThat(buffer.holdWatermark(new Watermark(5))).as("nothing pending").isFalse();
+
+        buffer.expect(Set.of(1, 6));
+        buffer.add(6, new StreamRecord<>("a", 10));
+        buffer.add(1, new StreamRecord<>("b", 11));
+        buffer.add(6, new StreamRecord<>("c", 12));
+        assertThat(buffer.holdWatermark(new Watermark(20))).isTrue();
+        assertThat(buffer.holdWatermark(new Watermark(30))).isTrue();
+
+        assertThat(buffer.release(Set.of(6)))
+                .extracting(StreamRecord::getValue)
+                .containsExactly("a", "c");
+        assertThat(buffer.releaseWatermark()).as("vnode 1 still pending").isNull();
+        assertThat(buffer.size()).isEqualTo(1);
+
+        assertThat(buffer.release(Set.of(1)))
+                .extracting(StreamRecord::getValue)
+                .containsExactly("b");
+        assertThat(buffer.isHolding()).isFalse();
+        assertThat(buffer.releaseWatermark()).isEqualTo(new Watermark(30));
+        assertThat(buffer.releaseWatermark()).as("released once").isNull();
+    }
+}

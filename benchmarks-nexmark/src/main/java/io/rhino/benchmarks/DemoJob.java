@@ -157,26 +157,7 @@ public final class DemoJob {
 
                 RESULTS.clear();
                 JobID jobId = cluster.submit(jobGraph);
-                cluster.awaitRunning(jobId, Duration.ofMinutes(1));
-                LOG.info(
-                        "Job {} running; showing the first {} window results", jobId, SAMPLE_LINES);
-                long followed = follow(cluster, jobId, seconds);
-                long completedCheckpoints =
-                        followed > 0 ? followed : awaitFirstCheckpoint(cluster, jobId);
-
-                LOG.info("Cancelling job {} after {} s", jobId, seconds);
-                cluster.miniCluster().cancelJob(jobId).get(1, TimeUnit.MINUTES);
-                JobResult result = cluster.awaitResult(jobId, Duration.ofMinutes(1));
-                if (result.getApplicationStatus() != ApplicationStatus.CANCELED) {
-                    throw new IllegalStateException(
-                            "The job ended as "
-                                    + result.getApplicationStatus()
-                                    + " instead of being cancelled",
-                            result.getSerializedThrowable()
-                                    .map(t -> t.deserializeError(DemoJob.class.getClassLoader()))
-                                    .orElse(null));
-                }
-                LOG.info("Job {} ended as {}", jobId, result.getApplicationStatus());
+                long completedCheckpoints = runThenCancel(cluster, jobId, seconds);
 
                 Path metadata =
                         latestCheckpoint(checkpointDir.resolve(jobId.toHexString()))
@@ -194,6 +175,54 @@ public final class DemoJob {
         } finally {
             EmbeddedCluster.deleteRecursively(workDir);
             LOG.info("Deleted {}", workDir);
+        }
+    }
+
+    /**
+     * Follows the running job for {@code seconds}, then cancels it.
+     *
+     * @return the number of completed checkpoints
+     */
+    private static long runThenCancel(EmbeddedCluster cluster, JobID jobId, int seconds)
+            throws Exception {
+        try {
+            cluster.awaitRunning(jobId, Duration.ofMinutes(1));
+            LOG.info("Job {} running; showing the first {} window results", jobId, SAMPLE_LINES);
+            long followed = follow(cluster, jobId, seconds);
+            long completedCheckpoints =
+                    followed > 0 ? followed : awaitFirstCheckpoint(cluster, jobId);
+
+            LOG.info("Cancelling job {} after {} s", jobId, seconds);
+            cluster.miniCluster().cancelJob(jobId).get(1, TimeUnit.MINUTES);
+            JobResult result = cluster.awaitResult(jobId, Duration.ofMinutes(1));
+            if (result.getApplicationStatus() != ApplicationStatus.CANCELED) {
+                throw new IllegalStateException(
+                        "The job ended as "
+                                + result.getApplicationStatus()
+                                + " instead of being cancelled",
+                        result.getSerializedThrowable()
+                                .map(t -> t.deserializeError(DemoJob.class.getClassLoader()))
+                                .orElse(null));
+            }
+            LOG.info("Job {} ended as {}", jobId, result.getApplicationStatus());
+            return completedCheckpoints;
+        } catch (Exception e) {
+            cancelQuietly(cluster, jobId);
+            throw e;
+        }
+    }
+
+    private static void cancelQuietly(EmbeddedCluster cluster, JobID jobId) {
+        try {
+            if (!cluster.miniCluster()
+                    .getJobStatus(jobId)
+                    .get(10, TimeUnit.SECONDS)
+                    .isTerminalState()) {
+                cluster.miniCluster().cancelJob(jobId).get(10, TimeUnit.SECONDS);
+                cluster.awaitResult(jobId, Duration.ofSeconds(30));
+            }
+        } catch (Exception e) {
+            LOG.warn("Could not cancel job {}: {}", jobId, e.toString());
         }
     }
 
@@ -234,7 +263,7 @@ public final class DemoJob {
             }
             checkpoints = completedCheckpoints(cluster, jobId);
             LOG.info(
-                    "[{} s] {} window results so far, {} checkpoints completed{}",
+                    "[{} s] {} window results so far, checkpoints completed: {}{}",
                     String.format("%2d", second),
                     String.format("%,9d", results),
                     checkpoints,

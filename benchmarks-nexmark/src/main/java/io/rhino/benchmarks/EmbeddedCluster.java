@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
@@ -38,9 +39,13 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** An embedded Flink cluster (JobManager and TaskManagers in this JVM) for the benchmark mains. */
 final class EmbeddedCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
 
     private final MiniCluster miniCluster;
 
@@ -50,13 +55,21 @@ final class EmbeddedCluster implements AutoCloseable {
 
     /**
      * Starts a cluster of {@code taskManagers} TaskManagers with {@code slotsPerTaskManager} slots
-     * each, with its working files (RocksDB instances among them) under {@code workDir}.
+     * each and 256 MB of managed memory (RocksDB's memory) per TaskManager, with its working files
+     * (RocksDB instances among them) under {@code workDir}.
      */
     static EmbeddedCluster start(int taskManagers, int slotsPerTaskManager, Path workDir)
             throws Exception {
+        return start(taskManagers, slotsPerTaskManager, workDir, MemorySize.parse("256m"));
+    }
+
+    /** As {@link #start(int, int, Path)}, with the managed memory of each TaskManager. */
+    static EmbeddedCluster start(
+            int taskManagers, int slotsPerTaskManager, Path workDir, MemorySize managedMemory)
+            throws Exception {
         Files.createDirectories(workDir);
         Configuration config = new Configuration();
-        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, managedMemory);
         config.set(CoreOptions.TMP_DIRS, workDir.toString());
         config.set(RestOptions.BIND_PORT, "0"); // any free port: never clashes
         MiniCluster miniCluster =
@@ -130,9 +143,17 @@ final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Shuts the cluster down, cancelling running jobs. Gives up after a minute (with a warning)
+     * rather than hang: a JobMaster that failed to start can keep the shutdown from completing.
+     */
     @Override
     public void close() throws Exception {
-        miniCluster.close();
+        try {
+            miniCluster.closeAsync().get(1, TimeUnit.MINUTES);
+        } catch (TimeoutException e) {
+            LOG.warn("The embedded cluster did not shut down within a minute; leaving it");
+        }
     }
 
     /** Deletes {@code dir} and everything under it, if it exists. */

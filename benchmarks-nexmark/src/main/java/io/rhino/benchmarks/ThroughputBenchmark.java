@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.clusterframework.ApplicationStatus;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -81,6 +82,7 @@ public final class ThroughputBenchmark {
             int keyGroups,
             int keys,
             long eventTimeRate,
+            MemorySize managedMemory,
             Path out) {}
 
     /** One measured run. */
@@ -130,6 +132,10 @@ public final class ThroughputBenchmark {
                                 "event-rate",
                                 50_000,
                                 "events per second of event time (sets how many windows fire)")
+                        .flag(
+                                "managed-memory",
+                                "256m",
+                                "managed memory (RocksDB's memory) of each of the 2 TaskManagers")
                         .flag("out", "benchmarks-nexmark/target/throughput.csv", "CSV file");
         if (!args.parse(argv)) {
             return List.of();
@@ -149,6 +155,7 @@ public final class ThroughputBenchmark {
                         args.getInt("key-groups", 1),
                         args.getInt("keys", 1),
                         args.getInt("event-rate", 1),
+                        managedMemory(args.get("managed-memory")),
                         Paths.get(args.get("out")));
         List<RunResult> results = measure(settings);
         report(results);
@@ -157,20 +164,32 @@ public final class ThroughputBenchmark {
         return results;
     }
 
+    private static MemorySize managedMemory(String value) {
+        try {
+            return MemorySize.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "Flag --managed-memory needs a size such as 256m or 1g, got '" + value + "'.");
+        }
+    }
+
     /** Runs the warm-up and the measured runs on one embedded cluster. */
     public static List<RunResult> measure(Settings settings) throws Exception {
         LOG.info(
                 "Throughput: {} records per run, {} runs per system, keyed window parallelism {},"
-                        + " {} keys, {} key groups, {} Rhino vnodes",
+                        + " {} keys, {} key groups, {} Rhino vnodes, {} managed memory per"
+                        + " TaskManager",
                 settings.records(),
                 settings.runs(),
                 settings.parallelism(),
                 settings.keys(),
                 settings.keyGroups(),
-                settings.vnodes());
+                settings.vnodes(),
+                settings.managedMemory().getMebiBytes() + " MB");
         Path workDir = Files.createTempDirectory("rhino-throughput-");
         List<RunResult> results = new ArrayList<>();
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(2, 2, workDir)) {
+        try (EmbeddedCluster cluster =
+                EmbeddedCluster.start(2, 2, workDir, settings.managedMemory())) {
             if (settings.warmupRecords() > 0) {
                 for (Sut sut : Sut.values()) {
                     double seconds = runOnce(cluster, sut, settings, settings.warmupRecords());

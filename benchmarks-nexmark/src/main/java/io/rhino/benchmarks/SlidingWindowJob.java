@@ -99,13 +99,15 @@ public final class SlidingWindowJob {
         SlidingEventTimeWindows windows = SlidingEventTimeWindows.of(WINDOW_SIZE, WINDOW_SLIDE);
         SingleOutputStreamOperator<WindowResult> results;
         if (spec.mode() == Mode.RHINO) {
-            RhinoKeyedStreamOptions options =
+            RhinoKeyedStreamOptions.Builder builder =
                     RhinoKeyedStreamOptions.builder(WINDOW_NAME)
-                            .vnodes(spec.vnodes())
                             .keyGroups(spec.keyGroups())
                             .parallelism(spec.parallelism())
-                            .activeParallelism(spec.parallelism())
-                            .build();
+                            .activeParallelism(spec.parallelism());
+            if (spec.vnodes() > 0) {
+                builder.vnodes(spec.vnodes()); // else Rhino's default per subtask
+            }
+            RhinoKeyedStreamOptions options = builder.build();
             results =
                     RhinoStreams.keyBy(events, new EventKey(), options)
                             .window(windows)

@@ -122,7 +122,12 @@ public final class ThroughputBenchmark {
                         .flag("runs", 3, "measured runs per system")
                         .flag("warmup-records", 500_000, "records of the warm-up run, 0 for none")
                         .flag("parallelism", 2, "parallelism of the keyed window (at most 4)")
-                        .flag("vnodes", RhinoOptions.VNODES.defaultValue(), "Rhino vnodes")
+                        .flag(
+                                "vnodes",
+                                0,
+                                "Rhino vnodes, 0 for Rhino's default ("
+                                        + RhinoOptions.DEFAULT_VNODES_PER_SUBTASK
+                                        + " per subtask)")
                         .flag(
                                 "key-groups",
                                 RhinoOptions.KEY_GROUPS.defaultValue(),
@@ -151,7 +156,7 @@ public final class ThroughputBenchmark {
                         args.getInt("runs", 1),
                         args.getLong("warmup-records"),
                         parallelism,
-                        args.getInt("vnodes", 1),
+                        args.getInt("vnodes", 0),
                         args.getInt("key-groups", 1),
                         args.getInt("keys", 1),
                         args.getInt("event-rate", 1),

@@ -65,11 +65,19 @@ public final class RhinoStreams {
         requireRhinoBackendIfConfigured(config, options.name());
         int parallelism =
                 options.parallelism().orElse(stream.getExecutionEnvironment().getParallelism());
+        int keyGroups = options.keyGroups().orElse(config.get(RhinoOptions.KEY_GROUPS));
+        int vnodes =
+                options.vnodes()
+                        .or(() -> config.getOptional(RhinoOptions.VNODES))
+                        .orElse(
+                                Math.min(
+                                        keyGroups,
+                                        RhinoOptions.DEFAULT_VNODES_PER_SUBTASK * parallelism));
         RhinoOperatorSpec spec =
                 new RhinoOperatorSpec(
                         options.name(),
-                        options.keyGroups().orElse(config.get(RhinoOptions.KEY_GROUPS)),
-                        options.vnodes().orElse(config.get(RhinoOptions.VNODES)),
+                        keyGroups,
+                        vnodes,
                         parallelism,
                         options.activeParallelism().orElse(parallelism));
 

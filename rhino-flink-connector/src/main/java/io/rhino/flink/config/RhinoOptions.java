@@ -25,16 +25,30 @@ import org.apache.flink.configuration.ConfigOptions;
  */
 public final class RhinoOptions {
 
+    /** Vnodes per deployed subtask when {@code rhino.vnodes} is not set. */
+    public static final int DEFAULT_VNODES_PER_SUBTASK = 8;
+
+    /** Above this many vnodes (RocksDB instances) in one slot the backend logs a warning. */
+    public static final int MAX_VNODES_PER_SLOT_WITHOUT_WARNING = 16;
+
     /** The number of virtual nodes of a Rhino keyed operator, unless its options say otherwise. */
     public static final ConfigOption<Integer> VNODES =
             ConfigOptions.key("rhino.vnodes")
                     .intType()
-                    .defaultValue(64)
+                    .noDefaultValue()
                     .withDescription(
                             "Number of virtual nodes (vnodes) of each Rhino keyed operator. A vnode "
                                     + "is a fixed, contiguous range of key groups and the unit "
                                     + "of state migration; each owned vnode is one RocksDB "
-                                    + "instance. Must be between 1 and the number of key groups.");
+                                    + "instance, and the instances of a slot share its managed "
+                                    + "memory. Defaults to "
+                                    + DEFAULT_VNODES_PER_SUBTASK
+                                    + " per deployed subtask (at most the number of key groups). "
+                                    + "More vnodes allow finer moves but cost throughput once a "
+                                    + "slot holds more RocksDB instances than its memory feeds "
+                                    + "well (a warning is logged above "
+                                    + MAX_VNODES_PER_SLOT_WITHOUT_WARNING
+                                    + " per slot).");
 
     /** The number of key groups (Flink's max parallelism) of a Rhino keyed operator. */
     public static final ConfigOption<Integer> KEY_GROUPS =

@@ -50,6 +50,8 @@ import org.apache.flink.util.TernaryBoolean;
 public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend {
 
     private static final long serialVersionUID = 1L;
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(RhinoStateBackend.class);
 
     private final EmbeddedRocksDBStateBackend rocksdb;
     private final int retainedCheckpoints;
@@ -164,7 +166,22 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         }
         initialised.set(true);
         RhinoTaskRegistry.registerBackend(env.getExecutionId(), backend);
+        warnIfCrowded(spec, backend.ownedVnodes().length, parameters.getOperatorIdentifier());
         return backend;
+    }
+
+    private static void warnIfCrowded(RhinoOperatorSpec spec, int owned, String operator) {
+        if (owned > RhinoOptions.MAX_VNODES_PER_SLOT_WITHOUT_WARNING) {
+            LOG.warn(
+                    "{} owns {} vnodes of '{}': {} RocksDB instances share this slot's managed "
+                            + "memory, which makes memtables flush early and costs throughput. "
+                            + "Lower rhino.vnodes (now {}) or raise taskmanager.memory.managed.size.",
+                    operator,
+                    owned,
+                    spec.name(),
+                    owned,
+                    spec.numVnodes());
+        }
     }
 
     private <K> AbstractKeyedStateBackend<K> createVnodeDelegate(

@@ -102,7 +102,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                                     + "' asked to restart the job after a failed handover"));
             return;
         }
-        manager.beforeCheckpoint(
+        hub.beforeCheckpoint(
                 checkpointId,
                 () -> {
                     try {
@@ -115,12 +115,12 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-        manager.checkpointEnded(checkpointId);
+        hub.checkpointEnded(checkpointId);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) {
-        manager.checkpointEnded(checkpointId);
+        hub.checkpointEnded(checkpointId);
     }
 
     @Override
@@ -131,6 +131,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                         : InstantiationUtil.deserializeObject(
                                 checkpointData, context.getUserCodeClassloader());
         if (hub != null) {
+            hub.checkpointsReset();
             hub.failoverDone();
         }
         if (manager != null) {

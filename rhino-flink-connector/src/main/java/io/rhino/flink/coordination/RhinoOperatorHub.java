@@ -57,6 +57,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     private volatile OperatorCoordinator.Context gateContext;
     private volatile int routerParallelism;
     private volatile boolean failingOver;
+    private final CheckpointAdmission checkpointAdmission = new CheckpointAdmission();
     private HandoverManager manager;
 
     private RhinoOperatorHub(JobID jobId, RhinoOperatorSpec spec) {
@@ -173,6 +174,31 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                                         failure);
                             }
                         });
+    }
+
+    /**
+     * Runs {@code proceed} when this operator's coordinators may complete their part of the
+     * checkpoint: when no handover is in flight. Both coordinators call this, so neither closes its
+     * subtasks' gateways under a running handover.
+     */
+    void beforeCheckpoint(long checkpointId, Runnable proceed) {
+        Optional<HandoverManager> existing = existingManager();
+        if (existing.isEmpty()) {
+            proceed.run(); // no manager yet, so no handover either
+            return;
+        }
+        checkpointAdmission.whenAdmitted(checkpointId, existing.get(), proceed);
+    }
+
+    /** The checkpoint completed or was aborted. */
+    void checkpointEnded(long checkpointId) {
+        checkpointAdmission.ended(checkpointId);
+        existingManager().ifPresent(m -> m.checkpointEnded(checkpointId));
+    }
+
+    /** The job restored a checkpoint: checkpoints in flight will never be heard of again. */
+    void checkpointsReset() {
+        checkpointAdmission.reset();
     }
 
     /** Between asking Flink to restart the job and the restore: no checkpoint may complete. */

@@ -54,8 +54,9 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     @Override
     public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {
-        // the gate coordinator holds checkpoints back while a handover runs
-        result.complete(new byte[0]);
+        // Completing closes the routers' gateways until they took the checkpoint: wait, like the
+        // gate coordinator, until no handover needs to command them (see CheckpointAdmission).
+        hub.beforeCheckpoint(checkpointId, () -> result.complete(new byte[0]));
     }
 
     @Override

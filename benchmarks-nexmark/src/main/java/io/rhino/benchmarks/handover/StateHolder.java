@@ -1,0 +1,78 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.handover;
+
+import io.rhino.core.routing.VnodeLayout;
+import java.util.BitSet;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Stores each fill record's payload as its key's value (the state a handover moves) and counts
+ * probes per key (a read-modify-write, like real processing), reporting probe latencies to the
+ * run's {@link RunProbe}.
+ */
+public final class StateHolder extends KeyedProcessFunction<Long, LoadEvent, Void> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String runId;
+    private final VnodeLayout layout;
+    private final BitSet movingVnodes;
+
+    private transient ValueState<byte[]> values;
+    private transient ValueState<Long> probeCounts;
+    private transient RunProbe probe;
+    private transient int subtask;
+
+    public StateHolder(String runId, VnodeLayout layout, BitSet movingVnodes) {
+        this.runId = runId;
+        this.layout = layout;
+        this.movingVnodes = (BitSet) movingVnodes.clone();
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        values =
+                getRuntimeContext()
+                        .getState(
+                                new ValueStateDescriptor<>(
+                                        "value", Types.PRIMITIVE_ARRAY(Types.BYTE)));
+        probeCounts =
+                getRuntimeContext().getState(new ValueStateDescriptor<>("probes", Types.LONG));
+        probe = RunProbe.of(runId);
+        subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    }
+
+    @Override
+    public void processElement(LoadEvent event, Context ctx, Collector<Void> out) throws Exception {
+        if (!event.isProbe()) {
+            values.update(event.payload);
+            probe.recordFill(event.payload.length);
+            return;
+        }
+        Long count = probeCounts.value();
+        probeCounts.update(count == null ? 1 : count + 1);
+        RunProbe.Group group =
+                movingVnodes.get(layout.vnodeOfKey(event.key))
+                        ? RunProbe.Group.MOVING
+                        : RunProbe.Group.STAYING;
+        probe.recordProbe(subtask, group, System.currentTimeMillis() - event.createdMillis);
+    }
+}

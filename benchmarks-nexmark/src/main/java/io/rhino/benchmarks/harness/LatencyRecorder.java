@@ -39,7 +39,7 @@ import org.HdrHistogram.Recorder;
 public final class LatencyRecorder {
 
     /** Phase of the samples recorded before the first {@link #markPhase}. */
-    public static final String INITIAL_PHASE = "run";
+    public static final String INITIAL_PHASE = "unmarked";
 
     private static final int SIGNIFICANT_DIGITS = 3;
 

@@ -57,7 +57,7 @@ public final class PhaseCsv {
     public static void write(Path file, List<RunData> runs) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         CSVFormat format =
-                CSVFormat.DEFAULT.builder().setHeader(HEADER.toArray(String[]::new)).get();
+                CSVFormat.DEFAULT.builder().setHeader(HEADER.toArray(String[]::new)).build();
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
                 CSVPrinter csv = new CSVPrinter(writer, format)) {
             for (RunData run : runs) {

@@ -76,7 +76,7 @@ public final class ProgressLine {
                 Locale.ROOT,
                 "[%s] %d%% %s elapsed, ETA %s, %,d rec/s, p99 %s",
                 label,
-                (long) Math.floor(done * 100),
+                (long) Math.floor(done * 100 + 1e-9),
                 duration(elapsed),
                 eta,
                 Math.round(recordsPerSecond),

@@ -172,7 +172,7 @@ public final class SummaryTable {
             header.add(name + "_n");
         }
         CSVFormat format =
-                CSVFormat.DEFAULT.builder().setHeader(header.toArray(String[]::new)).get();
+                CSVFormat.DEFAULT.builder().setHeader(header.toArray(String[]::new)).build();
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
                 CSVPrinter csv = new CSVPrinter(writer, format)) {
             for (var group : cells.entrySet()) {

@@ -66,7 +66,7 @@ public final class TimeSeriesCsv {
         Path parent = file.toAbsolutePath().getParent();
         Files.createDirectories(parent);
         CSVFormat format =
-                CSVFormat.DEFAULT.builder().setHeader(HEADER.toArray(String[]::new)).get();
+                CSVFormat.DEFAULT.builder().setHeader(HEADER.toArray(String[]::new)).build();
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
                 CSVPrinter csv = new CSVPrinter(writer, format)) {
             for (RunData run : runs) {

@@ -17,6 +17,7 @@ package io.rhino.benchmarks.harness;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.util.Arrays;
 import java.util.List;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.AnnotationText;
@@ -96,9 +97,24 @@ final class ChartStyle {
         series.setLineStyle(dashed ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
     }
 
-    /** A vertical black line at {@code x} with {@code label} next to its top at {@code labelY}. */
-    static void addMarker(XYChart chart, String label, double x, double labelY) {
+    /**
+     * A vertical black line at {@code x} with {@code label} to the right of its top at {@code
+     * labelY}; {@code xRange} is the span of the x axis, to place the label off the line.
+     */
+    static void addMarker(XYChart chart, String label, double x, double labelY, double xRange) {
         chart.addAnnotation(new AnnotationLine(x, true, false));
-        chart.addAnnotation(new AnnotationText(" " + label, x, labelY, false));
+        // The text is centred on its position: shift it by half its (estimated) width.
+        double plotWidthPixels = Math.max(100, chart.getWidth() - 120);
+        double halfTextPixels = label.length() * 3.5 + 6;
+        double shift = halfTextPixels / plotWidthPixels * Math.max(1, xRange);
+        chart.addAnnotation(new AnnotationText(label, x + shift, labelY, false));
+    }
+
+    /** The largest x of the chart's series (0 without series). */
+    static double maxX(XYChart chart) {
+        return chart.getSeriesCollection().stream()
+                .flatMapToDouble(s -> Arrays.stream(s.getXData()))
+                .max()
+                .orElse(0);
     }
 }

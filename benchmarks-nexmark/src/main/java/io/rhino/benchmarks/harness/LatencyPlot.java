@@ -83,6 +83,8 @@ public final class LatencyPlot {
         XYChart chart =
                 ChartStyle.newChart(title, "Time (s)", "Latency (ms, log scale)", width, height);
         chart.getStyler().setYAxisLogarithmic(true);
+        // Plain numbers (100, 1,000, 100,000) rather than 1E5.
+        chart.getStyler().setYAxisDecimalPattern("#,##0.###");
         double top = FLOOR_MS;
         for (int i = 0; i < lines.size(); i++) {
             Line line = lines.get(i);
@@ -108,7 +110,8 @@ public final class LatencyPlot {
             }
         }
         for (Marker marker : markers) {
-            ChartStyle.addMarker(chart, marker.label(), marker.second(), top);
+            ChartStyle.addMarker(
+                    chart, marker.label(), marker.second(), top, ChartStyle.maxX(chart));
         }
         return chart;
     }

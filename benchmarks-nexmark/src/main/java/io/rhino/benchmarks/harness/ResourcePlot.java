@@ -91,7 +91,8 @@ public final class ResourcePlot {
                             .max()
                             .orElse(1);
             for (Marker marker : markers) {
-                ChartStyle.addMarker(chart, marker.label(), marker.second(), top);
+                ChartStyle.addMarker(
+                        chart, marker.label(), marker.second(), top, ChartStyle.maxX(chart));
             }
         }
         return charts;
@@ -106,8 +107,12 @@ public final class ResourcePlot {
     }
 
     private XYChart panel(String name, String yTitle) {
-        return ChartStyle.newChart(
-                title + ": " + name, "Time (s)", yTitle, panelWidth, panelHeight);
+        XYChart chart =
+                ChartStyle.newChart(
+                        title + ": " + name, "Time (s)", yTitle, panelWidth, panelHeight);
+        // Utilisation from zero, as in the paper, so that small wiggles do not look large.
+        chart.getStyler().setYAxisMin(0.0);
+        return chart;
     }
 
     private static void add(

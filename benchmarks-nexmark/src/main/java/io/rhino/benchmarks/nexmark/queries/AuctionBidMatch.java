@@ -33,4 +33,5 @@ public record AuctionBidMatch(
         long bidTime,
         long windowStart,
         long windowEnd,
-        long newestCreation) {}
+        long newestCreation)
+        implements TimedResult {}

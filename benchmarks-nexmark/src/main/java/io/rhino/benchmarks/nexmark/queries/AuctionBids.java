@@ -20,4 +20,5 @@ package io.rhino.benchmarks.nexmark.queries;
  * @param newestCreation the creation timestamp of the window's newest bid on the auction
  */
 public record AuctionBids(
-        long auction, long windowStart, long windowEnd, long bids, long newestCreation) {}
+        long auction, long windowStart, long windowEnd, long bids, long newestCreation)
+        implements TimedResult {}

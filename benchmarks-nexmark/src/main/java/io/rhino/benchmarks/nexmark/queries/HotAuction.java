@@ -21,4 +21,5 @@ package io.rhino.benchmarks.nexmark.queries;
  * @param newestCreation the creation timestamp of the window's newest bid on that auction
  */
 public record HotAuction(
-        long windowStart, long windowEnd, long auction, long bids, long newestCreation) {}
+        long windowStart, long windowEnd, long auction, long bids, long newestCreation)
+        implements TimedResult {}

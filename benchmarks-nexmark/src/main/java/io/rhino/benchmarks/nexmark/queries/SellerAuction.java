@@ -27,4 +27,5 @@ public record SellerAuction(
         long reserve,
         long windowStart,
         long windowEnd,
-        long newestCreation) {}
+        long newestCreation)
+        implements TimedResult {}

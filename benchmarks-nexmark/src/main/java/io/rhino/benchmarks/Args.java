@@ -22,7 +22,7 @@ import java.util.Map;
  * with a default and a description. Unknown flags and malformed values fail with a message that
  * lists the known flags.
  */
-final class Args {
+public final class Args {
 
     /** One flag: its default value and what it means. */
     record Flag(String name, String defaultValue, String description) {}
@@ -31,12 +31,12 @@ final class Args {
     private final Map<String, Flag> flags = new LinkedHashMap<>();
     private final Map<String, String> values = new LinkedHashMap<>();
 
-    Args(String program) {
+    public Args(String program) {
         this.program = program;
     }
 
     /** Declares a flag (without the leading dashes). */
-    Args flag(String name, Object defaultValue, String description) {
+    public Args flag(String name, Object defaultValue, String description) {
         flags.put(name, new Flag(name, String.valueOf(defaultValue), description));
         return this;
     }
@@ -47,7 +47,7 @@ final class Args {
      * @return false when help was asked for (the usage is then printed)
      * @throws IllegalArgumentException on unknown flags or missing values
      */
-    boolean parse(String[] args) {
+    public boolean parse(String[] args) {
         values.clear();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
@@ -79,7 +79,7 @@ final class Args {
         return true;
     }
 
-    String get(String name) {
+    public String get(String name) {
         Flag flag = flags.get(name);
         if (flag == null) {
             throw new IllegalStateException("undeclared flag " + name);
@@ -87,7 +87,7 @@ final class Args {
         return values.getOrDefault(name, flag.defaultValue());
     }
 
-    long getLong(String name) {
+    public long getLong(String name) {
         try {
             return Long.parseLong(get(name).replace("_", ""));
         } catch (NumberFormatException e) {
@@ -96,7 +96,7 @@ final class Args {
         }
     }
 
-    int getInt(String name) {
+    public int getInt(String name) {
         long value = getLong(name);
         if (value != (int) value) {
             throw new IllegalArgumentException("Flag --" + name + " is out of range: " + value);
@@ -105,7 +105,7 @@ final class Args {
     }
 
     /** An integer at least {@code min}. */
-    int getInt(String name, int min) {
+    public int getInt(String name, int min) {
         int value = getInt(name);
         if (value < min) {
             throw new IllegalArgumentException(
@@ -114,7 +114,7 @@ final class Args {
         return value;
     }
 
-    boolean getBoolean(String name) {
+    public boolean getBoolean(String name) {
         String value = get(name);
         if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(value);
@@ -123,7 +123,7 @@ final class Args {
                 "Flag --" + name + " needs true or false, got '" + value + "'.");
     }
 
-    String usage() {
+    public String usage() {
         StringBuilder usage = new StringBuilder("Usage: ").append(program).append(" [flags]\n");
         for (Flag flag : flags.values()) {
             usage.append(

@@ -43,7 +43,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** An embedded Flink cluster (JobManager and TaskManagers in this JVM) for the benchmark mains. */
-final class EmbeddedCluster implements AutoCloseable {
+public final class EmbeddedCluster implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
 
@@ -58,13 +58,13 @@ final class EmbeddedCluster implements AutoCloseable {
      * each and 256 MB of managed memory (RocksDB's memory) per TaskManager, with its working files
      * (RocksDB instances among them) under {@code workDir}.
      */
-    static EmbeddedCluster start(int taskManagers, int slotsPerTaskManager, Path workDir)
+    public static EmbeddedCluster start(int taskManagers, int slotsPerTaskManager, Path workDir)
             throws Exception {
         return start(taskManagers, slotsPerTaskManager, workDir, MemorySize.parse("256m"));
     }
 
     /** As {@link #start(int, int, Path)}, with the managed memory of each TaskManager. */
-    static EmbeddedCluster start(
+    public static EmbeddedCluster start(
             int taskManagers, int slotsPerTaskManager, Path workDir, MemorySize managedMemory)
             throws Exception {
         Files.createDirectories(workDir);
@@ -83,12 +83,12 @@ final class EmbeddedCluster implements AutoCloseable {
         return new EmbeddedCluster(miniCluster);
     }
 
-    MiniCluster miniCluster() {
+    public MiniCluster miniCluster() {
         return miniCluster;
     }
 
     /** The job graph of everything added to {@code env} (and clears {@code env}). */
-    static JobGraph jobGraph(StreamExecutionEnvironment env) {
+    public static JobGraph jobGraph(StreamExecutionEnvironment env) {
         return env.getStreamGraph().getJobGraph();
     }
 
@@ -103,12 +103,12 @@ final class EmbeddedCluster implements AutoCloseable {
         return names;
     }
 
-    JobID submit(JobGraph jobGraph) throws Exception {
+    public JobID submit(JobGraph jobGraph) throws Exception {
         return miniCluster.submitJob(jobGraph).get(1, TimeUnit.MINUTES).getJobID();
     }
 
     /** Waits until the job is running; fails if it ends or does not start in time. */
-    void awaitRunning(JobID jobId, Duration timeout) throws Exception {
+    public void awaitRunning(JobID jobId, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             JobStatus status = miniCluster.getJobStatus(jobId).get(1, TimeUnit.MINUTES);
@@ -128,7 +128,7 @@ final class EmbeddedCluster implements AutoCloseable {
     }
 
     /** Waits for the job's end and returns its result. */
-    JobResult awaitResult(JobID jobId, Duration timeout) throws Exception {
+    public JobResult awaitResult(JobID jobId, Duration timeout) throws Exception {
         return miniCluster.requestJobResult(jobId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -157,7 +157,7 @@ final class EmbeddedCluster implements AutoCloseable {
     }
 
     /** Deletes {@code dir} and everything under it, if it exists. */
-    static void deleteRecursively(Path dir) throws IOException {
+    public static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -1,0 +1,24 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.nexmark.queries;
+
+/**
+ * NBQ5's first step: the bids of one auction in one sliding window.
+ *
+ * @param newestCreation the creation timestamp of the window's newest bid on the auction
+ */
+public record AuctionBids(
+        long auction, long windowStart, long windowEnd, long bids, long newestCreation)
+        implements TimedResult {}

@@ -94,6 +94,7 @@ public final class HandoverBenchmark {
             Duration steady,
             Duration after,
             MemorySize managedMemory,
+            boolean freshCheckpoint,
             boolean flink,
             Path out) {}
 
@@ -128,6 +129,12 @@ public final class HandoverBenchmark {
                         .flag("steady-seconds", 5, "probe time before the move")
                         .flag("after-seconds", 5, "probe time after the move")
                         .flag("managed-memory", "512m", "managed memory of each TaskManager")
+                        .flag(
+                                "fresh-checkpoint",
+                                true,
+                                "checkpoint right before the move (false: the only checkpoint is"
+                                        + " the one after the fill, so the export copies what"
+                                        + " compaction rewrote since)")
                         .flag("flink", true, "also measure Flink's stop-with-savepoint rescale")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
@@ -146,6 +153,7 @@ public final class HandoverBenchmark {
                         Duration.ofSeconds(args.getInt("steady-seconds", 1)),
                         Duration.ofSeconds(args.getInt("after-seconds", 1)),
                         MemorySize.parse(args.get("managed-memory")),
+                        args.getBoolean("fresh-checkpoint"),
                         args.getBoolean("flink"),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
@@ -210,6 +218,10 @@ public final class HandoverBenchmark {
 
             probe.enterPhase("steady");
             Thread.sleep(settings.steady().toMillis());
+            if (settings.freshCheckpoint()) {
+                // the state a handover finds local: the latest checkpoint, as replication keeps it
+                checkpointMillis = checkpoint(cluster, jobId);
+            }
             RoutingTable table = manager.routingTable();
             List<VnodeMove> moves =
                     Arrays.stream(table.vnodesOwnedBy(0))

@@ -17,6 +17,7 @@ package io.rhino.benchmarks;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -164,20 +165,31 @@ public final class EmbeddedCluster implements AutoCloseable {
         Files.walkFileTree(
                 dir,
                 new SimpleFileVisitor<>() {
+                    // A cancelled job's checkpoints are cleaned up asynchronously by Flink, so
+                    // files may vanish under this walk: that is fine, they are gone either way.
                     @Override
                     public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
                             throws IOException {
-                        Files.delete(file);
+                        Files.deleteIfExists(file);
                         return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e)
+                            throws IOException {
+                        if (e instanceof NoSuchFileException) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        throw e;
                     }
 
                     @Override
                     public FileVisitResult postVisitDirectory(Path d, IOException e)
                             throws IOException {
-                        if (e != null) {
+                        if (e != null && !(e instanceof NoSuchFileException)) {
                             throw e;
                         }
-                        Files.delete(d);
+                        Files.deleteIfExists(d);
                         return FileVisitResult.CONTINUE;
                     }
                 });

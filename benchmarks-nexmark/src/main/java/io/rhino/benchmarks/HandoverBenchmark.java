@@ -33,9 +33,12 @@ import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,7 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -254,6 +257,7 @@ public final class HandoverBenchmark {
                     moves.size(),
                     result,
                     MeasuredStateTransfer.copiedBytes(runId),
+                    MeasuredStateTransfer.exportMillis(runId),
                     LatencySummary.of(probe.takeLatencies("steady", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("after", RunProbe.Group.STAYING)),
@@ -453,22 +457,27 @@ public final class HandoverBenchmark {
         return bits;
     }
 
+    /** Bytes of the files under {@code dir}; files deleted meanwhile (subsumed) are skipped. */
     private static long directorySize(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return 0;
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile)
-                    .mapToLong(
-                            file -> {
-                                try {
-                                    return Files.size(file);
-                                } catch (IOException e) {
-                                    return 0; // deleted meanwhile (subsumed checkpoint)
-                                }
-                            })
-                    .sum();
-        }
+        AtomicLong bytes = new AtomicLong();
+        Files.walkFileTree(
+                dir,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                        bytes.addAndGet(attributes.size());
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
+        return bytes.get();
     }
 
     /** The key of a load event. */

@@ -61,6 +61,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
             int movedVnodes,
             HandoverResult result,
             long copiedBytes,
+            long exportMillis,
             LatencySummary steady,
             LatencySummary during,
             LatencySummary after,
@@ -85,11 +86,12 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
             HandoverResult r = h.result();
             out.printf(
                     Locale.ROOT,
-                    "rhino  %-8s moved %d vnodes (%s on disk after the checkpoint, %s copied)"
-                            + " in %d ms: %s%n",
+                    "rhino  %-8s moved %d vnodes (%s on disk after the checkpoint, exported in"
+                            + " %d ms copying %s) in %d ms: %s%n",
                     bytes(h.sizeBytes()),
                     h.movedVnodes(),
                     bytes(h.checkpointBytes()),
+                    h.exportMillis(),
                     bytes(h.copiedBytes()),
                     r.totalMillis(),
                     r.phaseDurationsMillis().entrySet().stream()
@@ -139,7 +141,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                             + phases.stream()
                                     .map(p -> p.name().toLowerCase(Locale.ROOT) + "_ms")
                                     .collect(Collectors.joining(","))
-                            + ",copied_bytes,savepoint_ms,restore_ms,"
+                            + ",copied_bytes,export_ms,savepoint_ms,restore_ms,"
                             + "steady_p99_ms,during_p99_ms,during_max_ms,after_p99_ms,"
                             + "moved_max_ms");
             for (RhinoHandover h : rhino) {
@@ -159,6 +161,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                                                         .getOrDefault(p, 0L)))
                                         .collect(Collectors.joining(",")),
                                 String.valueOf(h.copiedBytes()),
+                                String.valueOf(h.exportMillis()),
                                 "",
                                 "",
                                 String.valueOf(h.steady().p99()),
@@ -176,7 +179,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                 String.valueOf(f.checkpointBytes()),
                                 String.valueOf(f.downtimeMillis()),
                                 ",,,,",
-                                "",
+                                ",",
                                 String.valueOf(f.savepointMillis()),
                                 String.valueOf(f.restoreMillis()),
                                 ",,,,"));

@@ -31,6 +31,7 @@ public final class MeasuredStateTransfer implements StateTransfer {
 
     private static final long serialVersionUID = 1L;
     private static final Map<String, LongAdder> COPIED_BYTES_BY_RUN = new ConcurrentHashMap<>();
+    private static final Map<String, LongAdder> EXPORT_NANOS_BY_RUN = new ConcurrentHashMap<>();
 
     private final String runId;
     private final StateTransfer delegate = new LocalDirectoryStateTransfer();
@@ -45,10 +46,20 @@ public final class MeasuredStateTransfer implements StateTransfer {
         return bytes == null ? 0 : bytes.sum();
     }
 
+    /** Milliseconds the exports of run {@code runId} took so far. */
+    public static long exportMillis(String runId) {
+        LongAdder nanos = EXPORT_NANOS_BY_RUN.get(runId);
+        return nanos == null ? 0 : nanos.sum() / 1_000_000;
+    }
+
     @Override
     public Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
             throws Exception {
+        long start = System.nanoTime();
         Shipment shipment = delegate.ship(origin, vnode, handover);
+        EXPORT_NANOS_BY_RUN
+                .computeIfAbsent(runId, id -> new LongAdder())
+                .add(System.nanoTime() - start);
         COPIED_BYTES_BY_RUN
                 .computeIfAbsent(runId, id -> new LongAdder())
                 .add(shipment.copiedBytes());

@@ -208,10 +208,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                             vnode, subtask(), handover.targetOf(vnode), shipment.payload()));
             copiedBytes += shipment.copiedBytes();
         }
-        for (int vnode : handover.outgoing()) {
-            backend.removeVnode(vnode);
-        }
         handover.markShipped();
+        // Report before disposing: the exports are complete and independent of the origin's
+        // instances, so the target can install while the origin closes them (closing a RocksDB
+        // instance waits for its running compactions, which grows with the state).
         coordinator.sendEventToCoordinator(
                 new OriginShippedEvent(
                         handover.id(),
@@ -219,6 +219,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         alignMillis,
                         (System.nanoTime() - start) / 1_000_000,
                         copiedBytes));
+        for (int vnode : handover.outgoing()) {
+            backend.removeVnode(vnode);
+        }
     }
 
     @Override

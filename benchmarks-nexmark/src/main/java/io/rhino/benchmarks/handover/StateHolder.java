@@ -19,6 +19,7 @@ import java.util.BitSet;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -53,7 +54,8 @@ public final class StateHolder extends KeyedProcessFunction<Long, LoadEvent, Voi
                 getRuntimeContext()
                         .getState(
                                 new ValueStateDescriptor<>(
-                                        "value", Types.PRIMITIVE_ARRAY(Types.BYTE)));
+                                        "value",
+                                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         probeCounts =
                 getRuntimeContext().getState(new ValueStateDescriptor<>("probes", Types.LONG));
         probe = RunProbe.of(runId);

@@ -68,8 +68,23 @@ public final class EmbeddedCluster implements AutoCloseable {
     public static EmbeddedCluster start(
             int taskManagers, int slotsPerTaskManager, Path workDir, MemorySize managedMemory)
             throws Exception {
+        return start(
+                taskManagers, slotsPerTaskManager, workDir, managedMemory, new Configuration());
+    }
+
+    /**
+     * As {@link #start(int, int, Path, MemorySize)}, with {@code extra} cluster options on top
+     * (e.g. slot spreading, heartbeat timeouts, local recovery).
+     */
+    public static EmbeddedCluster start(
+            int taskManagers,
+            int slotsPerTaskManager,
+            Path workDir,
+            MemorySize managedMemory,
+            Configuration extra)
+            throws Exception {
         Files.createDirectories(workDir);
-        Configuration config = new Configuration();
+        Configuration config = new Configuration(extra);
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, managedMemory);
         config.set(CoreOptions.TMP_DIRS, workDir.toString());
         config.set(RestOptions.BIND_PORT, "0"); // any free port: never clashes

@@ -19,15 +19,28 @@ import java.io.Serializable;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 
 /**
- * How a query keys its streams: the variant, the parallelism of the keyed operators, and for Rhino
- * the vnodes of each keyed operator ({@code 0}: the job configuration's {@code rhino.vnodes}).
+ * How a query keys its streams: the variant, the parallelism of the keyed operators, for Rhino the
+ * vnodes of each keyed operator ({@code 0}: the job configuration's {@code rhino.vnodes}) and the
+ * active parallelism: Rhino deploys {@code parallelism} subtasks of which the first {@code
+ * activeParallelism} own vnodes at start, the others stand by until vnodes move to them (plain
+ * Flink ignores it: its keyed operators run at {@code parallelism}).
  */
-public record Keying(Variant variant, int parallelism, int vnodes) implements Serializable {
+public record Keying(Variant variant, int parallelism, int vnodes, int activeParallelism)
+        implements Serializable {
 
     public Keying {
         if (parallelism < 1 || vnodes < 0) {
             throw new IllegalArgumentException("parallelism >= 1 and vnodes >= 0 needed");
         }
+        if (activeParallelism < 1 || activeParallelism > parallelism) {
+            throw new IllegalArgumentException(
+                    "active parallelism must be in [1, parallelism]: " + activeParallelism);
+        }
+    }
+
+    /** Every deployed subtask active. */
+    public Keying(Variant variant, int parallelism, int vnodes) {
+        this(variant, parallelism, vnodes, parallelism);
     }
 
     public boolean rhino() {
@@ -39,7 +52,7 @@ public record Keying(Variant variant, int parallelism, int vnodes) implements Se
         RhinoKeyedStreamOptions.Builder builder =
                 RhinoKeyedStreamOptions.builder(name)
                         .parallelism(parallelism)
-                        .activeParallelism(parallelism);
+                        .activeParallelism(activeParallelism);
         if (vnodes > 0) {
             builder.vnodes(vnodes);
         }

@@ -1,0 +1,163 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.Args;
+import io.rhino.benchmarks.harness.Scenario;
+import io.rhino.benchmarks.harness.ScenarioRunner;
+import io.rhino.benchmarks.harness.SystemUnderTest;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.util.TimeUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the paper's evaluation scenarios on NEXMark (one command per figure or table) and writes
+ * CSVs, latency and resource plots and a summary table per scenario under {@code --out}. Exits with
+ * 1 when a run failed, 2 on bad flags.
+ */
+public final class NexmarkScenarios {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NexmarkScenarios.class);
+
+    private NexmarkScenarios() {}
+
+    static Args declare() {
+        return new Args("NexmarkScenarios")
+                .flag("scenario", "load-balancing", "comma-separated, of " + Scenarios.NAMES)
+                .flag("query", "nbq8", "nbq5, nbq8 or nbqx")
+                .flag("suts", "rhino,flink", "comma-separated: rhino, flink, flink-local")
+                .flag(
+                        "rate",
+                        "",
+                        "per producer thread: max, fixed:<MB/s>, varying, varying:<max MB/s>;"
+                                + " empty: fixed:0.5, varying:1 for varying-rate")
+                .flag("seconds", 60, "run time after the reconfiguration")
+                .flag("reconfigure-after", "20s", "warm-up before waiting for checkpoints")
+                .flag("checkpoints-before", 3, "completed checkpoints before reconfiguring")
+                .flag("checkpoint-interval", "5s", "incremental checkpoint interval")
+                .flag("repetitions", 1, "runs of each scenario on each system")
+                .flag("state-size", "0", "fill the state to this size first, e.g. 2g (0: none)")
+                .flag("parallelism", 4, "keyed parallelism at full scale (one per TaskManager)")
+                .flag("task-managers", 4, "TaskManagers of the embedded cluster")
+                .flag("slots", 2, "slots per TaskManager")
+                .flag("managed-memory", "256m", "managed memory per TaskManager")
+                .flag("vnodes", 16, "Rhino vnodes per keyed operator")
+                .flag("rebalance-subtasks", 2, "subtasks giving away half their vnodes")
+                .flag("producer-threads", 1, "generator threads")
+                .flag("partitions", 4, "partitions per topic")
+                .flag("nbq8-window", "12h", "NBQ8's tumbling window")
+                .flag("seed", 42, "seed of the generator and of the vnode choice")
+                .flag("out", "benchmarks-nexmark/target/scenarios", "output directory");
+    }
+
+    public static void main(String[] argv) {
+        int exitCode;
+        try {
+            exitCode = run(argv).failures().isEmpty() ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            LOG.error("{}", e.getMessage());
+            exitCode = 2;
+        } catch (Throwable t) {
+            LOG.error("The scenarios failed: {}", t.toString(), t);
+            exitCode = 1;
+        }
+        // Flink and Kafka leave non-daemon threads behind; end the JVM with the verdict.
+        System.exit(exitCode);
+    }
+
+    /** Parses the flags and runs the scenarios; an empty report for {@code --help}. */
+    public static ScenarioRunner.Report run(String[] argv) throws Exception {
+        Args args = declare();
+        if (!args.parse(argv)) {
+            return new ScenarioRunner.Report(List.of(), List.of(), List.of());
+        }
+        ClusterShape shape =
+                new ClusterShape(
+                        args.getInt("task-managers", 1),
+                        args.getInt("slots", 1),
+                        MemorySize.parse(args.get("managed-memory")));
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String name : list(args.get("scenario"))) {
+            scenarios.add(Scenarios.create(name, settings(args, name)));
+        }
+        List<SystemUnderTest> suts = new ArrayList<>();
+        for (String sut : list(args.get("suts"))) {
+            suts.add(sut(sut, shape, args.getLong("seed")));
+        }
+        Path out = Paths.get(args.get("out"));
+        ScenarioRunner.Report report =
+                new ScenarioRunner(out)
+                        .repetitions(args.getInt("repetitions", 1))
+                        .run(scenarios, suts);
+        report.failures()
+                .forEach(
+                        f ->
+                                LOG.error(
+                                        "{} on {} (repetition {}) failed: {}",
+                                        f.scenario(),
+                                        f.sut(),
+                                        f.repetition(),
+                                        f.error().toString()));
+        return report;
+    }
+
+    static ScenarioSettings settings(Args args, String scenario) {
+        String rate = args.get("rate");
+        if (rate.isEmpty()) {
+            rate = scenario.equals("varying-rate") ? "varying:1" : "fixed:0.5";
+        }
+        return new ScenarioSettings(
+                args.get("query").toLowerCase(Locale.ROOT),
+                rate,
+                java.time.Duration.ofSeconds(args.getInt("seconds", 0)),
+                TimeUtils.parseDuration(args.get("reconfigure-after")),
+                args.getInt("checkpoints-before", 0),
+                TimeUtils.parseDuration(args.get("checkpoint-interval")),
+                MemorySize.parse(args.get("state-size")).getBytes(),
+                args.getInt("parallelism", 2),
+                args.getInt("vnodes", 2),
+                args.getInt("rebalance-subtasks", 1),
+                args.getInt("producer-threads", 1),
+                args.getInt("partitions", 1),
+                TimeUtils.parseDuration(args.get("nbq8-window")),
+                args.getLong("seed"));
+    }
+
+    static SystemUnderTest sut(String name, ClusterShape shape, long seed) {
+        return switch (name) {
+            case "rhino" -> new RhinoSut(shape, seed);
+            case "flink" -> new FlinkSut(shape);
+            case "flink-local" -> new FlinkSut("flink-local", shape, true);
+            default ->
+                    throw new IllegalArgumentException(
+                            "--suts takes rhino, flink and flink-local, not " + name);
+        };
+    }
+
+    private static List<String> list(String value) {
+        return Arrays.stream(value.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .map(s -> s.toLowerCase(Locale.ROOT))
+                .toList();
+    }
+}

@@ -1,0 +1,151 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.harness.ScenarioContext;
+import io.rhino.benchmarks.harness.SystemUnderTest;
+import io.rhino.benchmarks.harness.Workload;
+import io.rhino.benchmarks.nexmark.generator.RateSchedule;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the NEXMark systems under test share: each run deploys a fresh embedded cluster and Kafka
+ * feed ({@link Deployment}), submits the query (the subclass chooses the state backend and keyed
+ * streams), starts the generator, optionally fills state up to the workload's size, and tears it
+ * all down in {@link #stop()}. Subclasses add how they reconfigure.
+ */
+abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NexmarkSut.class);
+
+    private final String name;
+    private final ClusterShape shape;
+    private Deployment deployment;
+    private NexmarkWorkload workload;
+
+    NexmarkSut(String name, ClusterShape shape) {
+        this.name = name;
+        this.shape = shape;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Options of the cluster (TaskManagers) on top of the defaults; none by default. */
+    Configuration clusterOptions() {
+        return new Configuration();
+    }
+
+    /** Options of the job: state backend and its settings on top of {@link #jobOptions}. */
+    abstract void configureJob(Configuration config, Path checkpointDir);
+
+    /** Adds the workload's job to {@code env} for run {@code runId}. */
+    abstract JobGraph jobGraph(
+            StreamExecutionEnvironment env,
+            NexmarkWorkload workload,
+            Deployment deployment,
+            String runId);
+
+    /** Called once the job runs, e.g. to wait until its coordinators are up. */
+    void onRunning(Deployment deployment, NexmarkWorkload workload) throws Exception {}
+
+    @Override
+    public void start(Workload requested, ScenarioContext context) throws Exception {
+        if (!(requested instanceof NexmarkWorkload nexmark)) {
+            throw new UnsupportedOperationException(name + " runs NEXMark workloads only");
+        }
+        if (nexmark.maxParallelism() > shape.slots()) {
+            throw new IllegalArgumentException(
+                    "parallelism "
+                            + nexmark.maxParallelism()
+                            + " needs more than "
+                            + shape.slots()
+                            + " slots");
+        }
+        stop();
+        workload = nexmark;
+        boolean fill = nexmark.stateSizeBytes() > 0;
+        deployment =
+                Deployment.start(
+                        name,
+                        shape,
+                        clusterOptions(),
+                        nexmark,
+                        fill ? RateSchedule.max() : nexmark.rate());
+        deployment.submit(jobGraph(environment(), nexmark, deployment, context.runId()));
+        onRunning(deployment, nexmark);
+        deployment.feed().startProducing();
+        if (fill) {
+            new StateFill(deployment, nexmark.stateSizeBytes(), name).await();
+            deployment.feed().switchRate(nexmark.rate());
+        }
+        LOG.info("{} runs {} (job {})", name, nexmark.name(), deployment.jobId());
+    }
+
+    /** A fresh environment with the job options. */
+    StreamExecutionEnvironment environment() {
+        Configuration config = new Configuration();
+        config.set(PipelineOptions.GENERIC_TYPES, false);
+        config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, workload.checkpointInterval());
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir().toUri().toString());
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        configureJob(config, checkpointDir());
+        return StreamExecutionEnvironment.getExecutionEnvironment(config);
+    }
+
+    Path checkpointDir() {
+        return deployment.workDir().resolve("checkpoints");
+    }
+
+    Deployment deployment() {
+        if (deployment == null) {
+            throw new IllegalStateException(name + " runs nothing");
+        }
+        return deployment;
+    }
+
+    NexmarkWorkload workload() {
+        return workload;
+    }
+
+    @Override
+    public long completedCheckpoints() throws Exception {
+        return deployment().completedCheckpoints();
+    }
+
+    @Override
+    public void stop() throws Exception {
+        Deployment running = deployment;
+        deployment = null;
+        if (running != null) {
+            running.close();
+        }
+    }
+}

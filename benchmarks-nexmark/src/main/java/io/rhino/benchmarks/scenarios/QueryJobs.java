@@ -1,0 +1,122 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.harness.LatencyProbe;
+import io.rhino.benchmarks.harness.ThroughputProbe;
+import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaSources;
+import io.rhino.benchmarks.nexmark.queries.Keying;
+import io.rhino.benchmarks.nexmark.queries.Nbq5;
+import io.rhino.benchmarks.nexmark.queries.Nbq8;
+import io.rhino.benchmarks.nexmark.queries.NbqX;
+import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
+import io.rhino.benchmarks.nexmark.queries.TimedResult;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+
+/**
+ * The job a system under test runs for a {@link NexmarkWorkload}: the three Kafka sources, the
+ * query, and after the query's output a {@link LatencyProbe} and a {@link ThroughputProbe} of the
+ * run (latency = arrival after the last operator minus the newest contributing record's creation
+ * time), then a discarding sink. Every operator has a uid, so a savepoint maps onto a job of
+ * another parallelism.
+ */
+final class QueryJobs {
+
+    /** NBQ5's windows: the paper's 60 s sliding by 10 s. */
+    static final Duration NBQ5_SIZE = Nbq5.PAPER_SIZE;
+
+    static final Duration NBQ5_SLIDE = Nbq5.PAPER_SLIDE;
+
+    /**
+     * NBQX's windows, scaled from the paper's minutes and hours to seconds so that sessions close
+     * and windows fire within a run of minutes.
+     */
+    static final List<Duration> NBQX_GAPS =
+            List.of(
+                    Duration.ofSeconds(5),
+                    Duration.ofSeconds(10),
+                    Duration.ofSeconds(15),
+                    Duration.ofSeconds(20));
+
+    static final Duration NBQX_TUMBLING = Duration.ofSeconds(40);
+
+    private static final Duration OUT_OF_ORDERNESS = Duration.ofMillis(500);
+    private static final Duration IDLENESS = Duration.ofSeconds(5);
+
+    private QueryJobs() {}
+
+    /** The names of the query's keyed operators (the ones Rhino can hand over). */
+    static List<String> keyedOperators(String query) {
+        return switch (query) {
+            case "nbq5" -> List.of(Nbq5.COUNT_OPERATOR);
+            case "nbq8" -> List.of(Nbq8.JOIN_OPERATOR);
+            case "nbqx" -> NbqX.operatorNames(NBQX_GAPS, NBQX_TUMBLING);
+            default -> throw new IllegalArgumentException("unknown query " + query);
+        };
+    }
+
+    /** Adds the job of {@code workload} to {@code env} and returns its graph. */
+    static JobGraph build(
+            StreamExecutionEnvironment env,
+            NexmarkWorkload workload,
+            Keying keying,
+            KafkaFeed feed,
+            String runId) {
+        NexmarkStreams in =
+                NexmarkKafkaSources.streams(
+                        env,
+                        new NexmarkKafkaSources.Settings(
+                                feed.bootstrapServers(),
+                                feed.topics(),
+                                "nexmark-" + runId,
+                                false,
+                                1,
+                                OUT_OF_ORDERNESS,
+                                IDLENESS));
+        DataStream<? extends TimedResult> out =
+                switch (workload.query()) {
+                    case "nbq5" -> Nbq5.build(in, keying, NBQ5_SIZE, NBQ5_SLIDE).hottest();
+                    case "nbq8" -> Nbq8.buildEarlyFiring(in, keying, workload.nbq8Window());
+                    case "nbqx" -> NbqX.build(in, keying, NBQX_GAPS, NBQX_TUMBLING);
+                    default -> throw new IllegalArgumentException(workload.query());
+                };
+        probe(out, runId);
+        return EmbeddedCluster.jobGraph(env);
+    }
+
+    private static <T extends TimedResult> void probe(DataStream<T> out, String runId) {
+        out.map(new LatencyProbe<T>(runId, TimedResult::newestCreation))
+                .returns(out.getType())
+                .name("latency-probe")
+                .uid("latency-probe")
+                .setParallelism(out.getParallelism())
+                // The probe counts results, not bytes: results have no serialized size here.
+                .map(new ThroughputProbe<T>(runId, result -> 0L))
+                .returns(out.getType())
+                .name("throughput-probe")
+                .uid("throughput-probe")
+                .setParallelism(out.getParallelism())
+                .sinkTo(new DiscardingSink<>())
+                .name("discard")
+                .uid("discard")
+                .setParallelism(out.getParallelism());
+    }
+}

@@ -1,0 +1,126 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.harness.Reconfiguration;
+import io.rhino.benchmarks.harness.SystemUnderTest;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * The paper's experiments (§5.4), scaled to one machine. Each system gets the reconfiguration the
+ * paper gives it: Rhino moves vnodes, Flink (which cannot move part of a subtask's state) rescales
+ * with a savepoint.
+ */
+public final class Scenarios {
+
+    /** Scenario names of {@code --scenario}. */
+    public static final List<String> NAMES =
+            List.of("steady", "vertical-scaling", "load-balancing", "varying-rate", "failover");
+
+    private Scenarios() {}
+
+    public static NexmarkScenario create(String name, ScenarioSettings s) {
+        NexmarkWorkload full = s.workload();
+        int max = s.maxParallelism();
+        String title = s.query() + "-" + name;
+        String group =
+                s.stateSizeBytes() > 0
+                        ? new MemorySize(s.stateSizeBytes()).toHumanReadableString()
+                        : s.query();
+        return switch (name) {
+            case "steady" ->
+                    new NexmarkScenario(
+                            title,
+                            group,
+                            sut -> full,
+                            sut -> Optional.empty(),
+                            s.warmUp(),
+                            s.checkpointsBefore(),
+                            s.after());
+            case "vertical-scaling" ->
+                    // paper: 7/8 instances per VM -> 8/8; here (max-1)/max -> max
+                    new NexmarkScenario(
+                            title,
+                            group,
+                            sut -> full.withActiveParallelism(max - 1),
+                            sut -> Optional.of(scaleOut(max)),
+                            s.warmUp(),
+                            s.checkpointsBefore(),
+                            s.after());
+            case "load-balancing" ->
+                    // paper: half the vnodes of 8 instances (one per VM) to 8 others; Flink is
+                    // compared with its rescale (max-1 -> max), as in the paper
+                    new NexmarkScenario(
+                            title,
+                            group,
+                            sut -> isFlink(sut) ? full.withActiveParallelism(max - 1) : full,
+                            sut ->
+                                    Optional.of(
+                                            isFlink(sut)
+                                                    ? scaleOut(max)
+                                                    : rebalance(s.rebalanceSubtasks(), 0.5)),
+                            s.warmUp(),
+                            s.checkpointsBefore(),
+                            s.after());
+            case "varying-rate" ->
+                    // paper: move the 8 instances of one server to the 7 others; here all vnodes
+                    // of one subtask to the others; Flink rescales to one subtask fewer
+                    new NexmarkScenario(
+                            title,
+                            group,
+                            sut -> full,
+                            sut ->
+                                    Optional.of(
+                                            isFlink(sut)
+                                                    ? new Reconfiguration(
+                                                            Reconfiguration.REBALANCE,
+                                                            Map.of("parallelism", "" + (max - 1)))
+                                                    : rebalance(1, 1.0)),
+                            s.warmUp(),
+                            s.checkpointsBefore(),
+                            s.after());
+            case "failover" ->
+                    new NexmarkScenario(
+                            title,
+                            group,
+                            sut -> full,
+                            sut -> Optional.of(Reconfiguration.of(Reconfiguration.FAILURE)),
+                            s.warmUp(),
+                            s.checkpointsBefore(),
+                            s.after());
+            default ->
+                    throw new IllegalArgumentException(
+                            "--scenario is one of " + NAMES + ", not " + name);
+        };
+    }
+
+    private static boolean isFlink(SystemUnderTest sut) {
+        return sut instanceof FlinkSut;
+    }
+
+    private static Reconfiguration scaleOut(int parallelism) {
+        return new Reconfiguration(
+                Reconfiguration.SCALE_OUT, Map.of("parallelism", "" + parallelism));
+    }
+
+    private static Reconfiguration rebalance(int subtasks, double fraction) {
+        return new Reconfiguration(
+                Reconfiguration.REBALANCE,
+                Map.of("subtasks", "" + subtasks, "fraction", "" + fraction));
+    }
+}

@@ -1,0 +1,64 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import org.apache.flink.configuration.MemorySize;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Waits while the generator produces at its maximum rate until the job's latest completed
+ * checkpoint holds the target state size (NBQ8's windows only grow within a window, so its state
+ * grows append-only), logging progress.
+ */
+final class StateFill {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StateFill.class);
+
+    private final Deployment deployment;
+    private final long targetBytes;
+    private final String sut;
+
+    StateFill(Deployment deployment, long targetBytes, String sut) {
+        this.deployment = deployment;
+        this.targetBytes = targetBytes;
+        this.sut = sut;
+    }
+
+    void await() throws Exception {
+        long start = System.currentTimeMillis();
+        long lastLog = start;
+        long size;
+        while ((size = deployment.latestCheckpointStateSize()) < targetBytes) {
+            Thread.sleep(1000);
+            long now = System.currentTimeMillis();
+            if (now - lastLog >= 10_000) {
+                lastLog = now;
+                LOG.info(
+                        "{}: state {} of {} after {} s ({} produced)",
+                        sut,
+                        new MemorySize(size).toHumanReadableString(),
+                        new MemorySize(targetBytes).toHumanReadableString(),
+                        (now - start) / 1000,
+                        new MemorySize(deployment.feed().producedBytes()).toHumanReadableString());
+            }
+        }
+        LOG.info(
+                "{}: state filled to {} in {} s",
+                sut,
+                new MemorySize(size).toHumanReadableString(),
+                (System.currentTimeMillis() - start) / 1000);
+    }
+}

@@ -95,6 +95,7 @@ class RhinoHandoverITCase {
         int completed;
         try {
             driver.awaitRunning(Duration.ofSeconds(60));
+            checkTaskManagerNamesFollowFlinksPlacement(miniCluster, jobId);
             checkRejectedRequestsChangeNothing(jobId);
             // Stop well before the bounded input ends: a handover still running when the sources
             // finish waits for markers that finished gates no longer read, until it times out and
@@ -201,6 +202,43 @@ class RhinoHandoverITCase {
 
         assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
         return failed;
+    }
+
+    /**
+     * Rhino's view of where each gate subtask runs groups subtasks exactly as Flink placed them:
+     * two subtasks share a TaskManager name if and only if Flink deployed them to one TaskManager.
+     */
+    private static void checkTaskManagerNamesFollowFlinksPlacement(
+            MiniCluster miniCluster, JobID jobId) throws Exception {
+        java.util.Map<Integer, String> rhino = RhinoHandovers.operators(jobId).get("process");
+        org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex vertex =
+                miniCluster.getExecutionGraph(jobId).get().getAllVertices().values().stream()
+                        .filter(
+                                v ->
+                                        v.getName().contains("process")
+                                                && v.getParallelism() == rhino.size())
+                        .findFirst()
+                        .orElseThrow();
+        java.util.Map<Integer, String> flink = new java.util.TreeMap<>();
+        for (int i = 0; i < vertex.getParallelism(); i++) {
+            flink.put(
+                    i,
+                    vertex.getTaskVertices()[i]
+                            .getCurrentExecutionAttempt()
+                            .getAssignedResourceLocation()
+                            .getResourceID()
+                            .toString());
+        }
+        assertThat(rhino).hasSameSizeAs(flink);
+        for (int a : flink.keySet()) {
+            for (int b : flink.keySet()) {
+                assertThat(rhino.get(a).equals(rhino.get(b)))
+                        .as(
+                                "subtasks %s and %s on one TaskManager (Rhino %s, Flink %s)",
+                                a, b, rhino, flink)
+                        .isEqualTo(flink.get(a).equals(flink.get(b)));
+            }
+        }
     }
 
     private static void checkRejectedRequestsChangeNothing(JobID jobId) throws Exception {

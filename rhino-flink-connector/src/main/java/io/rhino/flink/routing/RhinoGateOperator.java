@@ -123,11 +123,21 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                         .map(b -> b.ownedVnodes().length)
                                         .orElse(0));
         Environment env = getContainingTask().getEnvironment();
-        coordinator.sendEventToCoordinator(
-                new GateLocationEvent(
-                        env.getTaskManagerInfo().getTaskManagerExternalAddress()
-                                + ":"
-                                + env.getTaskManagerInfo().getTmpWorkingDirectory().getName()));
+        coordinator.sendEventToCoordinator(new GateLocationEvent(taskManagerName(env)));
+    }
+
+    /**
+     * Names this task's TaskManager: its address plus its I/O directory, which every TaskManager
+     * creates for itself ({@code flink-io-<uuid>}), so TaskManagers sharing a host (a MiniCluster,
+     * or several on one machine) get distinct names.
+     */
+    private static String taskManagerName(Environment env) {
+        java.io.File[] ioDirectories = env.getIOManager().getSpillingDirectories();
+        return env.getTaskManagerInfo().getTaskManagerExternalAddress()
+                + ":"
+                + (ioDirectories.length > 0
+                        ? ioDirectories[0].getName()
+                        : env.getTaskManagerInfo().getTmpWorkingDirectory().getName());
     }
 
     @Override

@@ -32,6 +32,8 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.filesystem.RelativeFileStateHandle;
 import org.apache.flink.util.concurrent.FutureUtils;
 
 /**
@@ -134,7 +136,30 @@ final class VnodeSnapshotter<K> {
         }
         return SnapshotResult.of(
                 new KeyGroupsStateHandle(
-                        new KeyGroupRangeOffsets(subtaskKeyGroups), manifestHandle));
+                        new KeyGroupRangeOffsets(subtaskKeyGroups),
+                        sizedAsItsVnodes(manifestHandle, handleByVnode.values())));
+    }
+
+    /**
+     * Flink reports a checkpoint's size from its handles, and the manifest alone is a few KB: a
+     * manifest file's handle is given the size of the state it stands for (the manifest plus every
+     * vnode snapshot), so checkpoint statistics and the web UI show the real state size. A manifest
+     * small enough to be inlined in the metadata keeps its own size.
+     */
+    private static StreamStateHandle sizedAsItsVnodes(
+            StreamStateHandle manifest, Iterable<KeyedStateHandle> vnodes) {
+        long size = manifest.getStateSize();
+        for (KeyedStateHandle vnode : vnodes) {
+            size += vnode.getStateSize();
+        }
+        if (manifest instanceof RelativeFileStateHandle relative) {
+            return new RelativeFileStateHandle(
+                    relative.getFilePath(), relative.getRelativePath(), size);
+        }
+        if (manifest instanceof FileStateHandle file && file.getClass() == FileStateHandle.class) {
+            return new FileStateHandle(file.getFilePath(), size);
+        }
+        return manifest;
     }
 
     /** Completes every vnode snapshot, then the manifest; cancelling it cancels them all. */

@@ -48,19 +48,12 @@ public final class DemoJob {
     private DemoJob() {}
 
     public static void main(String[] argv) {
-        int exitCode;
-        try {
-            run(argv);
-            exitCode = 0;
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}", e.getMessage());
-            exitCode = 2;
-        } catch (Throwable t) {
-            LOG.error("Demo failed: {}", t.toString(), t);
-            exitCode = 1;
-        }
-        // Flink and Kafka leave non-daemon threads behind; end the JVM with the demo's verdict.
-        System.exit(exitCode);
+        BenchmarkMain.exit(
+                "Demo",
+                () -> {
+                    run(argv);
+                    return true;
+                });
     }
 
     static void run(String[] argv) throws Exception {

@@ -104,19 +104,12 @@ public final class HandoverBenchmark {
     private HandoverBenchmark() {}
 
     public static void main(String[] argv) {
-        int exitCode;
-        try {
-            run(argv);
-            exitCode = 0;
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}", e.getMessage());
-            exitCode = 2;
-        } catch (Throwable t) {
-            LOG.error("Handover benchmark failed: {}", t.toString(), t);
-            exitCode = 1;
-        }
-        // Flink leaves non-daemon threads behind; end the JVM with the benchmark's verdict.
-        System.exit(exitCode);
+        BenchmarkMain.exit(
+                "Handover benchmark",
+                () -> {
+                    run(argv);
+                    return true;
+                });
     }
 
     /** Parses the flags, measures every size, prints the figures and writes the CSV. */

@@ -95,19 +95,12 @@ public final class ThroughputBenchmark {
     private ThroughputBenchmark() {}
 
     public static void main(String[] argv) {
-        int exitCode;
-        try {
-            run(argv);
-            exitCode = 0;
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}", e.getMessage());
-            exitCode = 2;
-        } catch (Throwable t) {
-            LOG.error("Throughput benchmark failed: {}", t.toString(), t);
-            exitCode = 1;
-        }
-        // Flink leaves non-daemon threads behind; end the JVM with the benchmark's verdict.
-        System.exit(exitCode);
+        BenchmarkMain.exit(
+                "Throughput benchmark",
+                () -> {
+                    run(argv);
+                    return true;
+                });
     }
 
     /**

@@ -15,6 +15,7 @@
 package io.rhino.benchmarks.scenarios;
 
 import io.rhino.benchmarks.Args;
+import io.rhino.benchmarks.BenchmarkMain;
 import io.rhino.benchmarks.harness.Scenario;
 import io.rhino.benchmarks.harness.ScenarioRunner;
 import io.rhino.benchmarks.harness.SystemUnderTest;
@@ -70,18 +71,7 @@ public final class NexmarkScenarios {
     }
 
     public static void main(String[] argv) {
-        int exitCode;
-        try {
-            exitCode = run(argv).failures().isEmpty() ? 0 : 1;
-        } catch (IllegalArgumentException e) {
-            LOG.error("{}", e.getMessage());
-            exitCode = 2;
-        } catch (Throwable t) {
-            LOG.error("The scenarios failed: {}", t.toString(), t);
-            exitCode = 1;
-        }
-        // Flink and Kafka leave non-daemon threads behind; end the JVM with the verdict.
-        System.exit(exitCode);
+        BenchmarkMain.exit("The scenarios", () -> run(argv).failures().isEmpty());
     }
 
     /** Parses the flags and runs the scenarios; an empty report for {@code --help}. */

@@ -83,6 +83,8 @@ public final class LatencyPlot {
         XYChart chart =
                 ChartStyle.newChart(title, "Time (s)", "Latency (ms, log scale)", width, height);
         chart.getStyler().setYAxisLogarithmic(true);
+        // label 200, 500... too: runs often stay within one decade
+        chart.getStyler().setYAxisLogarithmicDecadeOnly(false);
         // Plain numbers (100, 1,000, 100,000) rather than 1E5.
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");
         double top = FLOOR_MS;

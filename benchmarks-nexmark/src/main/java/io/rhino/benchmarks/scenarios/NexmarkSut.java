@@ -99,8 +99,11 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
         onRunning(deployment, nexmark);
         deployment.feed().startProducing();
         if (fill) {
-            new StateFill(deployment, nexmark.stateSizeBytes(), name).await();
+            StateFill stateFill = new StateFill(deployment, nexmark.stateSizeBytes(), name);
+            stateFill.await();
             deployment.feed().switchRate(nexmark.rate());
+            stateFill.awaitCaughtUp(
+                    context.latency(), Duration.ofSeconds(2), Duration.ofMinutes(15));
         }
         LOG.info("{} runs {} (job {})", name, nexmark.name(), deployment.jobId());
     }

@@ -23,6 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -30,6 +32,7 @@ import org.apache.flink.runtime.state.PhysicalStateHandleID;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.StateObject;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,18 +50,34 @@ final class VnodeFileRegistry {
 
     private static final Logger LOG = LoggerFactory.getLogger(VnodeFileRegistry.class);
 
+    /**
+     * One thread per TaskManager deletes obsolete files, off the task threads: with large state a
+     * completed checkpoint can make GBs of files obsolete, and deleting them in the task's mailbox
+     * would hold up its records (and handover markers) meanwhile.
+     */
+    private static final Executor SHARED_DISCARD_EXECUTOR =
+            Executors.newSingleThreadExecutor(
+                    new ExecutorThreadFactory("rhino-vnode-file-discard"));
+
     private final int retainedCheckpoints;
+    private final Executor discardExecutor;
     private final Map<PhysicalStateHandleID, StreamStateHandle> handleById = new HashMap<>();
     private final Set<PhysicalStateHandleID> notOwned = new HashSet<>();
     private final TreeMap<Long, List<StateObject>> filesBySnapshot = new TreeMap<>();
     private final TreeSet<Long> completed = new TreeSet<>();
 
     VnodeFileRegistry(int retainedCheckpoints) {
+        this(retainedCheckpoints, SHARED_DISCARD_EXECUTOR);
+    }
+
+    /** With the executor that deletes obsolete files (tests pass a direct one). */
+    VnodeFileRegistry(int retainedCheckpoints, Executor discardExecutor) {
         if (retainedCheckpoints < 1) {
             throw new IllegalArgumentException(
                     "retainedCheckpoints: " + retainedCheckpoints + " (expected: >= 1)");
         }
         this.retainedCheckpoints = retainedCheckpoints;
+        this.discardExecutor = discardExecutor;
     }
 
     /** Registers the files of restored vnode handles, which this backend must not delete. */
@@ -132,16 +151,22 @@ final class VnodeFileRegistry {
         filesBySnapshot.computeIfAbsent(checkpointId, id -> new ArrayList<>()).addAll(files);
     }
 
-    /** Notes a completed checkpoint and deletes the files only older snapshots used. */
+    /** Notes a completed checkpoint and deletes (asynchronously) the files only older ones used. */
     void checkpointCompleted(long checkpointId) {
         List<StateObject> toDiscard = collectObsolete(checkpointId);
-        for (StateObject file : toDiscard) {
-            try {
-                file.discardState();
-            } catch (Exception e) {
-                LOG.warn("Could not delete obsolete vnode checkpoint file {}", file, e);
-            }
+        if (toDiscard.isEmpty()) {
+            return;
         }
+        discardExecutor.execute(
+                () -> {
+                    for (StateObject file : toDiscard) {
+                        try {
+                            file.discardState();
+                        } catch (Exception e) {
+                            LOG.warn("Could not delete obsolete vnode checkpoint file {}", file, e);
+                        }
+                    }
+                });
     }
 
     private synchronized List<StateObject> collectObsolete(long checkpointId) {

@@ -67,7 +67,7 @@ class VnodeFileRegistryTest {
 
     @Test
     void resolvesPlaceholdersAndDeletesFilesNoRetainedCheckpointUses() throws Exception {
-        VnodeFileRegistry registry = new VnodeFileRegistry(1);
+        VnodeFileRegistry registry = new VnodeFileRegistry(1, Runnable::run);
         FileStateHandle a = file("a.sst");
         FileStateHandle b = file("b.sst");
         FileStateHandle p1 = file("p1");
@@ -117,7 +117,7 @@ class VnodeFileRegistryTest {
 
     @Test
     void neverDeletesRestoredFilesAndRejectsUnknownPlaceholders() throws Exception {
-        VnodeFileRegistry registry = new VnodeFileRegistry(1);
+        VnodeFileRegistry registry = new VnodeFileRegistry(1, Runnable::run);
         FileStateHandle restored = file("restored.sst");
         registry.registerRestored(
                 List.of(

@@ -103,7 +103,7 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
             stateFill.await();
             deployment.feed().switchRate(nexmark.rate());
             stateFill.awaitCaughtUp(
-                    context.latency(), Duration.ofSeconds(2), Duration.ofMinutes(15));
+                    context.latency(), Duration.ofSeconds(2), Duration.ofMinutes(5));
         }
         LOG.info("{} runs {} (job {})", name, nexmark.name(), deployment.jobId());
     }

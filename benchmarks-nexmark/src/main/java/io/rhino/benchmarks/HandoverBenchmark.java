@@ -46,6 +46,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
@@ -59,12 +60,15 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.RecoveryClaimMode;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -414,11 +418,33 @@ public final class HandoverBenchmark {
         return System.currentTimeMillis() - start;
     }
 
-    /** Takes a checkpoint and returns how long it took. */
+    /**
+     * Takes a checkpoint and returns how long it took. Retries while some task is still starting
+     * (Flink declines checkpoints until every task runs; gates report in before that).
+     */
     private static long checkpoint(EmbeddedCluster cluster, JobID jobId) throws Exception {
         long start = System.currentTimeMillis();
-        cluster.miniCluster().triggerCheckpoint(jobId).get(15, TimeUnit.MINUTES);
-        return System.currentTimeMillis() - start;
+        long deadline = start + TimeUnit.MINUTES.toMillis(1);
+        while (true) {
+            try {
+                cluster.miniCluster().triggerCheckpoint(jobId).get(15, TimeUnit.MINUTES);
+                return System.currentTimeMillis() - start;
+            } catch (ExecutionException e) {
+                boolean starting =
+                        ExceptionUtils.findThrowable(e, CheckpointException.class)
+                                .map(
+                                        c ->
+                                                c.getCheckpointFailureReason()
+                                                        == CheckpointFailureReason
+                                                                .NOT_ALL_REQUIRED_TASKS_RUNNING)
+                                .orElse(false);
+                if (!starting || System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+                start = System.currentTimeMillis();
+            }
+        }
     }
 
     private static Map<Integer, Long> awaitAllProcessing(String runId, int subtasks)

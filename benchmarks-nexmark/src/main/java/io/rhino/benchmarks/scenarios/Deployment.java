@@ -27,6 +27,8 @@ import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,6 +127,35 @@ final class Deployment implements AutoCloseable {
         CompletedCheckpointStats latest =
                 checkpointStats().getHistory().getLatestCompletedCheckpoint();
         return latest == null ? 0 : latest.getStateSize();
+    }
+
+    /** When the latest completed checkpoint was triggered (epoch ms), or 0 if none completed. */
+    long latestCheckpointTriggeredMillis() throws Exception {
+        CompletedCheckpointStats latest =
+                checkpointStats().getHistory().getLatestCompletedCheckpoint();
+        return latest == null ? 0 : latest.getTriggerTimestamp();
+    }
+
+    /** Whether every source whose name starts with {@code prefix} has finished. */
+    boolean sourcesFinished(String prefix) throws Exception {
+        boolean found = false;
+        for (AccessExecutionJobVertex vertex :
+                cluster.miniCluster()
+                        .getExecutionGraph(jobId)
+                        .get(1, TimeUnit.MINUTES)
+                        .getAllVertices()
+                        .values()) {
+            if (vertex.getName().contains(prefix)) {
+                found = true;
+                if (vertex.getAggregateState() != ExecutionState.FINISHED) {
+                    return false;
+                }
+            }
+        }
+        if (!found) {
+            throw new IllegalStateException("The job has no source named " + prefix + "...");
+        }
+        return true;
     }
 
     private CheckpointStatsSnapshot checkpointStats() throws Exception {

@@ -88,17 +88,20 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
         stop();
         workload = nexmark;
         boolean fill = nexmark.stateSizeBytes() > 0;
+        boolean fillInJob = QueryJobs.fillsInJob(nexmark);
         deployment =
                 Deployment.start(
                         name,
                         shape,
                         clusterOptions(),
                         nexmark,
-                        fill ? RateSchedule.max() : nexmark.rate());
+                        fill && !fillInJob ? RateSchedule.max() : nexmark.rate());
         deployment.submit(jobGraph(environment(), nexmark, deployment, context.runId()));
         onRunning(deployment, nexmark);
         deployment.feed().startProducing();
-        if (fill) {
+        if (fillInJob) {
+            new StateFill(deployment, nexmark.stateSizeBytes(), name).awaitInJobFill();
+        } else if (fill) {
             StateFill stateFill = new StateFill(deployment, nexmark.stateSizeBytes(), name);
             stateFill.await();
             deployment.feed().switchRate(nexmark.rate());

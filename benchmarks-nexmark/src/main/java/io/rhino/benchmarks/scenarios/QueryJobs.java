@@ -91,6 +91,15 @@ final class QueryJobs {
                                 1,
                                 OUT_OF_ORDERNESS,
                                 IDLENESS));
+        if (fillsInJob(workload)) {
+            in =
+                    InJobFill.addTo(
+                            env,
+                            in,
+                            workload.generator(),
+                            workload.stateSizeBytes(),
+                            OUT_OF_ORDERNESS);
+        }
         DataStream<? extends TimedResult> out =
                 switch (workload.query()) {
                     case "nbq5" -> Nbq5.build(in, keying, NBQ5_SIZE, NBQ5_SLIDE).hottest();
@@ -100,6 +109,11 @@ final class QueryJobs {
                 };
         probe(out, runId);
         return EmbeddedCluster.jobGraph(env);
+    }
+
+    /** NBQ8 fills its state from generators inside the job ({@link InJobFill}). */
+    static boolean fillsInJob(NexmarkWorkload workload) {
+        return workload.stateSizeBytes() > 0 && workload.query().equals("nbq8");
     }
 
     private static <T extends TimedResult> void probe(DataStream<T> out, String runId) {

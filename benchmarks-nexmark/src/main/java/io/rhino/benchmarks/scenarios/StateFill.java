@@ -97,4 +97,36 @@ final class StateFill {
                 sut,
                 (System.currentTimeMillis() - start) / 1000);
     }
+
+    /**
+     * Waits until the job's fill sources ({@link InJobFill}) have emitted everything, then until a
+     * checkpoint after that completes; logs the state size it reports.
+     */
+    void awaitInJobFill() throws Exception {
+        long start = System.currentTimeMillis();
+        long lastLog = start;
+        while (!deployment.sourcesFinished(InJobFill.SOURCE_PREFIX)) {
+            Thread.sleep(1000);
+            long now = System.currentTimeMillis();
+            if (now - lastLog >= 10_000) {
+                lastLog = now;
+                LOG.info(
+                        "{}: filling in the job, checkpointed state {} of about {} after {} s",
+                        sut,
+                        new MemorySize(deployment.latestCheckpointStateSize())
+                                .toHumanReadableString(),
+                        new MemorySize(targetBytes).toHumanReadableString(),
+                        (now - start) / 1000);
+            }
+        }
+        long filledAt = System.currentTimeMillis();
+        while (deployment.latestCheckpointTriggeredMillis() < filledAt) {
+            Thread.sleep(200);
+        }
+        LOG.info(
+                "{}: state filled in the job to {} in {} s",
+                sut,
+                new MemorySize(deployment.latestCheckpointStateSize()).toHumanReadableString(),
+                (System.currentTimeMillis() - start) / 1000);
+    }
 }

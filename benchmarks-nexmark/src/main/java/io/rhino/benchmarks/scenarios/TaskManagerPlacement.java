@@ -94,9 +94,13 @@ final class TaskManagerPlacement {
         AccessExecutionGraph graph = cluster.getExecutionGraph(jobId).get(1, TimeUnit.MINUTES);
         AccessExecutionJobVertex found = null;
         for (AccessExecutionJobVertex vertex : graph.getAllVertices().values()) {
-            // the keyed operator's own task, e.g. "nbq8-join (Rhino gate) -> nbq8-join -> ..."
-            if (vertex.getName().contains(operator)
-                    && (found == null || vertex.getName().startsWith(operator))) {
+            // the keyed operator's own task, e.g. "nbq8-join (Rhino gate) -> nbq8-join -> ...",
+            // not its router's ("nbq8-join (Rhino router)"), which is a task of its own when it
+            // follows a union rather than being chained to a source
+            String name = vertex.getName();
+            if (name.contains(operator)
+                    && !name.contains(operator + " (Rhino router)")
+                    && (found == null || name.startsWith(operator))) {
                 found = vertex;
             }
         }

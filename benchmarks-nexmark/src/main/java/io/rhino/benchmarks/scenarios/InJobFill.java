@@ -1,0 +1,140 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.nexmark.generator.EventKind;
+import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
+import io.rhino.benchmarks.nexmark.generator.NexmarkGenerator;
+import io.rhino.benchmarks.nexmark.model.Auction;
+import io.rhino.benchmarks.nexmark.model.AuctionSerializer;
+import io.rhino.benchmarks.nexmark.model.NexmarkTypeInfo;
+import io.rhino.benchmarks.nexmark.model.Person;
+import io.rhino.benchmarks.nexmark.model.PersonSerializer;
+import io.rhino.benchmarks.nexmark.queries.EventTimeWatermarks;
+import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
+import java.time.Duration;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Fills NBQ8's state from generators inside the job: bounded sources of persons and auctions (NBQ8
+ * reads no bids) unioned into the query's Kafka inputs. Unlike a fill through Kafka at the
+ * producer's full speed, these sources are slowed by backpressure, so the state grows as fast as
+ * the job can store it and no backlog is left behind for the measured run.
+ */
+final class InJobFill {
+
+    /** Name prefix of the fill sources, to find them in the running job. */
+    static final String SOURCE_PREFIX = "fill-";
+
+    /** RocksDB bytes one person or auction takes in NBQ8's window state (about its wire size). */
+    private static final long STATE_BYTES_PER_RECORD = 250;
+
+    /** Persons : auctions : bids of the fill. */
+    private static final int PERSONS = 1;
+
+    private static final int AUCTIONS = 3;
+
+    private InJobFill() {}
+
+    /** {@code in} with fill sources of about {@code targetBytes} of state unioned into it. */
+    static NexmarkStreams addTo(
+            StreamExecutionEnvironment env,
+            NexmarkStreams in,
+            GeneratorConfig workloadGenerator,
+            long targetBytes,
+            Duration outOfOrderness) {
+        GeneratorConfig config = workloadGenerator.withProportions(PERSONS, AUCTIONS, 0);
+        long records = Math.max(PERSONS + AUCTIONS, targetBytes / STATE_BYTES_PER_RECORD);
+        long persons = records * PERSONS / (PERSONS + AUCTIONS);
+        long auctions = records - persons;
+        DataStream<Person> fillPersons =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        new PersonFill(config), persons, NexmarkTypeInfo.PERSON),
+                                EventTimeWatermarks.persons(outOfOrderness),
+                                SOURCE_PREFIX + "persons")
+                        .uid(SOURCE_PREFIX + "persons")
+                        .setParallelism(1);
+        DataStream<Auction> fillAuctions =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        new AuctionFill(config), auctions, NexmarkTypeInfo.AUCTION),
+                                EventTimeWatermarks.auctions(outOfOrderness),
+                                SOURCE_PREFIX + "auctions")
+                        .uid(SOURCE_PREFIX + "auctions")
+                        .setParallelism(1);
+        return new NexmarkStreams(
+                in.persons().union(fillPersons), in.auctions().union(fillAuctions), in.bids());
+    }
+
+    /** Person j of the fill is event {@code j * cycle} of its generator. */
+    private static final class PersonFill implements GeneratorFunction<Long, Person> {
+        private static final long serialVersionUID = 1L;
+        private final GeneratorConfig config;
+        private transient NexmarkGenerator generator;
+        private transient PersonSerializer copier;
+
+        PersonFill(GeneratorConfig config) {
+            this.config = config;
+        }
+
+        @Override
+        public void open(SourceReaderContext readerContext) {
+            generator = new NexmarkGenerator(config);
+            copier = new PersonSerializer();
+        }
+
+        @Override
+        public Person map(Long j) {
+            EventKind kind = generator.generate(j * config.cycle());
+            if (kind != EventKind.PERSON) {
+                throw new IllegalStateException("fill event " + j + " is a " + kind);
+            }
+            return copier.copy(generator.person()); // the generator reuses its instance
+        }
+    }
+
+    /** Auction k of the fill is the (k mod 3)-th auction of cycle k / 3. */
+    private static final class AuctionFill implements GeneratorFunction<Long, Auction> {
+        private static final long serialVersionUID = 1L;
+        private final GeneratorConfig config;
+        private transient NexmarkGenerator generator;
+        private transient AuctionSerializer copier;
+
+        AuctionFill(GeneratorConfig config) {
+            this.config = config;
+        }
+
+        @Override
+        public void open(SourceReaderContext readerContext) {
+            generator = new NexmarkGenerator(config);
+            copier = new AuctionSerializer();
+        }
+
+        @Override
+        public Auction map(Long k) {
+            long index = k / AUCTIONS * config.cycle() + PERSONS + k % AUCTIONS;
+            EventKind kind = generator.generate(index);
+            if (kind != EventKind.AUCTION) {
+                throw new IllegalStateException("fill event " + k + " is a " + kind);
+            }
+            return copier.copy(generator.auction());
+        }
+    }
+}

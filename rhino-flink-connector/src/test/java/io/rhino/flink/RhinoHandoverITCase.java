@@ -35,6 +35,8 @@ import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +45,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
@@ -146,7 +149,7 @@ class RhinoHandoverITCase {
      */
     private HandoverResult runWithFault(FailingOnceStateTransfer.Fault fault) throws Exception {
         Input input = new Input(12_000, 97, 1_000, 2);
-        java.util.Map<String, String> reference =
+        Map<String, String> reference =
                 Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
@@ -210,8 +213,8 @@ class RhinoHandoverITCase {
      */
     private static void checkTaskManagerNamesFollowFlinksPlacement(
             MiniCluster miniCluster, JobID jobId) throws Exception {
-        java.util.Map<Integer, String> rhino = RhinoHandovers.operators(jobId).get("process");
-        org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex vertex =
+        Map<Integer, String> rhino = RhinoHandovers.operators(jobId).get("process");
+        AccessExecutionJobVertex vertex =
                 miniCluster.getExecutionGraph(jobId).get().getAllVertices().values().stream()
                         .filter(
                                 v ->
@@ -219,7 +222,7 @@ class RhinoHandoverITCase {
                                                 && v.getParallelism() == rhino.size())
                         .findFirst()
                         .orElseThrow();
-        java.util.Map<Integer, String> flink = new java.util.TreeMap<>();
+        Map<Integer, String> flink = new TreeMap<>();
         for (int i = 0; i < vertex.getParallelism(); i++) {
             flink.put(
                     i,

@@ -25,6 +25,8 @@ import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.InstantiationUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Coordinator of a Rhino operator's gates, hosting the operator's {@link HandoverManager}: feeds it
@@ -36,8 +38,7 @@ import org.apache.flink.util.InstantiationUtil;
  */
 public final class RhinoGateCoordinator implements OperatorCoordinator {
 
-    private static final org.slf4j.Logger LOG =
-            org.slf4j.LoggerFactory.getLogger(RhinoGateCoordinator.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RhinoGateCoordinator.class);
 
     private final Context context;
     private final RhinoOperatorSpec spec;

@@ -25,6 +25,7 @@ import io.rhino.flink.state.RhinoStateBackendCheck;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.handover.ShippedVnode;
+import java.io.File;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -132,7 +133,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
      * or several on one machine) get distinct names.
      */
     private static String taskManagerName(Environment env) {
-        java.io.File[] ioDirectories = env.getIOManager().getSpillingDirectories();
+        File[] ioDirectories = env.getIOManager().getSpillingDirectories();
         return env.getTaskManagerInfo().getTaskManagerExternalAddress()
                 + ":"
                 + (ioDirectories.length > 0

@@ -20,6 +20,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -30,7 +31,15 @@ final class RhinoClusters {
 
     /** Two TaskManagers with two slots each: jobs of parallelism 3 span both, over Netty. */
     static MiniClusterExtension twoTaskManagers() {
-        Configuration config = new Configuration();
+        return twoTaskManagers(new Configuration());
+    }
+
+    /** As {@link #twoTaskManagers()}, reporting every metric to {@code metrics}. */
+    static MiniClusterExtension twoTaskManagers(InMemoryReporter metrics) {
+        return twoTaskManagers(metrics.addToConfiguration(new Configuration()));
+    }
+
+    private static MiniClusterExtension twoTaskManagers(Configuration config) {
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()

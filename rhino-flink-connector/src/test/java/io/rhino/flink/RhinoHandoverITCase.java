@@ -34,6 +34,7 @@ import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -45,8 +46,10 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -62,7 +65,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RhinoHandoverITCase {
 
-    @RegisterExtension static final MiniClusterExtension CLUSTER = RhinoClusters.twoTaskManagers();
+    /** Keeps the metrics of finished jobs, so they can be read after the job ends. */
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.twoTaskManagers(METRICS);
 
     // 40 s of input at 1,000 events/s: room for 25 handovers even on a busy 2-core machine
     private static final Input INPUT = new Input(40_000, 97, 1_000, 2);
@@ -123,6 +130,43 @@ class RhinoHandoverITCase {
                 .isGreaterThanOrEqualTo(10);
         Multisets.assertSameMultiset(
                 "output under handovers (seed " + seed + ")", reference, ResultSink.take(runId));
+
+        // the handover managers' metrics, read through Flink's metric system, agree
+        assertThat(sumOfMetric(jobId, "handoversCompleted"))
+                .as("handoversCompleted over all Rhino operators")
+                .isEqualTo(completed);
+        assertThat(sumOfMetric(jobId, "handoversFailed")).isZero();
+        assertThat(sumOfMetric(jobId, "handoversRejected"))
+                .as("the three invalid requests")
+                .isEqualTo(3);
+    }
+
+    /** The sum of the Rhino coordinator gauge {@code name} over the job's operators. */
+    private static long sumOfMetric(JobID jobId, String name) {
+        List<Long> values = new ArrayList<>();
+        METRICS.getMetricsByGroup()
+                .forEach(
+                        (group, metrics) -> {
+                            boolean ofThisJob =
+                                    jobId.toString()
+                                            .equals(group.getAllVariables().get("<job_id>"));
+                            boolean rhinoGroup =
+                                    group.getScopeComponents().length > 0
+                                            && "rhino"
+                                                    .equals(
+                                                            group.getScopeComponents()[
+                                                                    group.getScopeComponents()
+                                                                                    .length
+                                                                            - 1]);
+                            if (ofThisJob && rhinoGroup && metrics.containsKey(name)) {
+                                Object value = ((Gauge<?>) metrics.get(name)).getValue();
+                                values.add(((Number) value).longValue());
+                            }
+                        });
+        assertThat(values)
+                .as("%s gauges, one per Rhino operator", name)
+                .hasSize(TestPipelines.RHINO_OPERATORS.size());
+        return values.stream().mapToLong(Long::longValue).sum();
     }
 
     @Test

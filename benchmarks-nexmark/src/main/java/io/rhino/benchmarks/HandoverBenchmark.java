@@ -211,7 +211,8 @@ public final class HandoverBenchmark {
         RunProbe probe = RunProbe.of(runId);
         try {
             cluster.awaitRunning(jobId, Duration.ofMinutes(1));
-            HandoverManager manager = awaitManager(jobId);
+            HandoverManager manager =
+                    RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofMinutes(1));
             long fillMillis = awaitFill(probe, size / settings.valueBytes(), "rhino");
             long checkpointMillis = checkpoint(cluster, jobId);
             long stateBytes = directorySize(dir.resolve("checkpoints"));
@@ -380,19 +381,6 @@ public final class HandoverBenchmark {
                         "load")
                 .uid("load")
                 .setParallelism(1);
-    }
-
-    private static HandoverManager awaitManager(JobID jobId) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (RhinoHandovers.find(jobId, OPERATOR).isEmpty()
-                || RhinoHandovers.operators(jobId).getOrDefault(OPERATOR, Map.of()).size()
-                        < PARALLELISM) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("The Rhino operator did not come up in a minute");
-            }
-            Thread.sleep(20);
-        }
-        return RhinoHandovers.manager(jobId, OPERATOR);
     }
 
     /** Waits until every fill record was processed, logging progress; returns the time it took. */

@@ -51,21 +51,10 @@ final class HandoverDriver {
     }
 
     /** Waits until every operator's handover manager and gates are up. */
-    void awaitRunning(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!operators.stream().allMatch(this::running)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        "Rhino operators not running: " + RhinoHandovers.operators(jobId));
-            }
-            Thread.sleep(20);
+    void awaitRunning(Duration timeout) throws Exception {
+        for (String operator : operators) {
+            RhinoHandovers.awaitReady(jobId, operator, timeout);
         }
-    }
-
-    private boolean running(String operator) {
-        return RhinoHandovers.find(jobId, operator).isPresent()
-                && RhinoHandovers.operators(jobId).getOrDefault(operator, java.util.Map.of()).size()
-                        == RhinoHandovers.manager(jobId, operator).routingTable().parallelism();
     }
 
     /** A random plan: 1..maxVnodes vnodes of one operator, each to another random subtask. */

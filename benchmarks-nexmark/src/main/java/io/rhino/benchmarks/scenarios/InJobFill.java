@@ -25,6 +25,7 @@ import io.rhino.benchmarks.nexmark.model.PersonSerializer;
 import io.rhino.benchmarks.nexmark.queries.EventTimeWatermarks;
 import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
 import java.time.Duration;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
@@ -83,58 +84,91 @@ final class InJobFill {
                 in.persons().union(fillPersons), in.auctions().union(fillAuctions), in.bids());
     }
 
-    /** Person j of the fill is event {@code j * cycle} of its generator. */
-    private static final class PersonFill implements GeneratorFunction<Long, Person> {
+    /**
+     * Emits the n-th {@code kind} event of a generator as a fresh object: the generator reuses one
+     * instance per kind, so each record is copied with its serializer.
+     */
+    private abstract static class FillFunction<T> implements GeneratorFunction<Long, T> {
         private static final long serialVersionUID = 1L;
-        private final GeneratorConfig config;
+        final GeneratorConfig config;
+        private final EventKind kind;
         private transient NexmarkGenerator generator;
-        private transient PersonSerializer copier;
+        private transient TypeSerializer<T> copier;
 
-        PersonFill(GeneratorConfig config) {
+        FillFunction(GeneratorConfig config, EventKind kind) {
             this.config = config;
+            this.kind = kind;
         }
+
+        /** The generator index of the n-th event of this kind. */
+        abstract long indexOf(long n);
+
+        abstract T current(NexmarkGenerator generator);
+
+        abstract TypeSerializer<T> newCopier();
 
         @Override
         public void open(SourceReaderContext readerContext) {
             generator = new NexmarkGenerator(config);
-            copier = new PersonSerializer();
+            copier = newCopier();
         }
 
         @Override
-        public Person map(Long j) {
-            EventKind kind = generator.generate(j * config.cycle());
-            if (kind != EventKind.PERSON) {
-                throw new IllegalStateException("fill event " + j + " is a " + kind);
+        public T map(Long n) {
+            EventKind generated = generator.generate(indexOf(n));
+            if (generated != kind) {
+                throw new IllegalStateException(
+                        "fill " + kind + " " + n + " came out as a " + generated);
             }
-            return copier.copy(generator.person()); // the generator reuses its instance
+            return copier.copy(current(generator));
+        }
+    }
+
+    /** Person j of the fill is the first event of cycle j. */
+    private static final class PersonFill extends FillFunction<Person> {
+        private static final long serialVersionUID = 1L;
+
+        PersonFill(GeneratorConfig config) {
+            super(config, EventKind.PERSON);
+        }
+
+        @Override
+        long indexOf(long j) {
+            return j * config.cycle();
+        }
+
+        @Override
+        Person current(NexmarkGenerator generator) {
+            return generator.person();
+        }
+
+        @Override
+        TypeSerializer<Person> newCopier() {
+            return new PersonSerializer();
         }
     }
 
     /** Auction k of the fill is the (k mod 3)-th auction of cycle k / 3. */
-    private static final class AuctionFill implements GeneratorFunction<Long, Auction> {
+    private static final class AuctionFill extends FillFunction<Auction> {
         private static final long serialVersionUID = 1L;
-        private final GeneratorConfig config;
-        private transient NexmarkGenerator generator;
-        private transient AuctionSerializer copier;
 
         AuctionFill(GeneratorConfig config) {
-            this.config = config;
+            super(config, EventKind.AUCTION);
         }
 
         @Override
-        public void open(SourceReaderContext readerContext) {
-            generator = new NexmarkGenerator(config);
-            copier = new AuctionSerializer();
+        long indexOf(long k) {
+            return k / AUCTIONS * config.cycle() + PERSONS + k % AUCTIONS;
         }
 
         @Override
-        public Auction map(Long k) {
-            long index = k / AUCTIONS * config.cycle() + PERSONS + k % AUCTIONS;
-            EventKind kind = generator.generate(index);
-            if (kind != EventKind.AUCTION) {
-                throw new IllegalStateException("fill event " + k + " is a " + kind);
-            }
-            return copier.copy(generator.auction());
+        Auction current(NexmarkGenerator generator) {
+            return generator.auction();
+        }
+
+        @Override
+        TypeSerializer<Auction> newCopier() {
+            return new AuctionSerializer();
         }
     }
 }

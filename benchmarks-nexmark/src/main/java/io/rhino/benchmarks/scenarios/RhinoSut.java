@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
@@ -98,19 +99,10 @@ public class RhinoSut extends NexmarkSut {
 
     /** Waits until every keyed operator's handover manager and all its gates are up. */
     @Override
-    void onRunning(Deployment deployment, NexmarkWorkload workload) throws InterruptedException {
-        JobID jobId = deployment.jobId();
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    void onRunning(Deployment deployment, NexmarkWorkload workload)
+            throws InterruptedException, TimeoutException {
         for (String operator : QueryJobs.keyedOperators(workload.query())) {
-            while (RhinoHandovers.find(jobId, operator).isEmpty()
-                    || RhinoHandovers.operators(jobId).getOrDefault(operator, Map.of()).size()
-                            < workload.maxParallelism()) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(
-                            "Rhino operator " + operator + " did not come up within 2 minutes");
-                }
-                Thread.sleep(20);
-            }
+            RhinoHandovers.awaitReady(deployment.jobId(), operator, Duration.ofMinutes(2));
         }
     }
 

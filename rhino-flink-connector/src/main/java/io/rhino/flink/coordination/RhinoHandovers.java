@@ -15,11 +15,13 @@
 package io.rhino.flink.coordination;
 
 import io.rhino.handover.HandoverManager;
+import java.time.Duration;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.JobID;
 
 /**
@@ -47,6 +49,44 @@ public final class RhinoHandovers {
                                                 + jobId
                                                 + "; running Rhino operators: "
                                                 + operators(jobId).keySet()));
+    }
+
+    /**
+     * Whether handovers can be requested on the named operator: its manager is up and every gate
+     * subtask is running and has reported where it runs.
+     */
+    public static boolean isReady(JobID jobId, String operatorName) {
+        return find(jobId, operatorName)
+                .map(
+                        manager ->
+                                operators(jobId).getOrDefault(operatorName, Map.of()).size()
+                                        >= manager.routingTable().parallelism())
+                .orElse(false);
+    }
+
+    /**
+     * Waits until {@link #isReady} and returns the operator's manager.
+     *
+     * @throws TimeoutException naming the operator and the Rhino operators that are running
+     */
+    public static HandoverManager awaitReady(JobID jobId, String operatorName, Duration timeout)
+            throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!isReady(jobId, operatorName)) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException(
+                        "Rhino operator '"
+                                + operatorName
+                                + "' of job "
+                                + jobId
+                                + " is not ready after "
+                                + timeout
+                                + "; running Rhino operators and their gates: "
+                                + operators(jobId));
+            }
+            Thread.sleep(20);
+        }
+        return manager(jobId, operatorName);
     }
 
     public static Optional<HandoverManager> find(JobID jobId, String operatorName) {

@@ -38,6 +38,8 @@ import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.util.TernaryBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Flink state backend for jobs with Rhino keyed operators. A Rhino operator's keyed state lives in
@@ -50,8 +52,7 @@ import org.apache.flink.util.TernaryBoolean;
 public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend {
 
     private static final long serialVersionUID = 1L;
-    private static final org.slf4j.Logger LOG =
-            org.slf4j.LoggerFactory.getLogger(RhinoStateBackend.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RhinoStateBackend.class);
 
     private final EmbeddedRocksDBStateBackend rocksdb;
     private final int retainedCheckpoints;
@@ -173,13 +174,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     private static void warnIfCrowded(RhinoOperatorSpec spec, int owned, String operator) {
         if (owned > RhinoOptions.MAX_VNODES_PER_SLOT_WITHOUT_WARNING) {
             LOG.warn(
-                    "{} owns {} vnodes of '{}': {} RocksDB instances share this slot's managed "
-                            + "memory, which makes memtables flush early and costs throughput. "
+                    "{} owns {} vnodes of '{}', one RocksDB instance each, sharing this slot's "
+                            + "managed memory: memtables flush early and throughput suffers. "
                             + "Lower rhino.vnodes (now {}) or raise taskmanager.memory.managed.size.",
                     operator,
                     owned,
                     spec.name(),
-                    owned,
                     spec.numVnodes());
         }
     }

@@ -99,6 +99,15 @@ final class GateHandover {
         return aligned() && !shipped && !targetByOutgoing.isEmpty();
     }
 
+    /**
+     * This subtask gives vnodes away, has seen a marker, and has not shipped them yet. Event time
+     * must stand still meanwhile: routers that already switched send the outgoing vnodes' newer
+     * records to the target, so a timer fired here (e.g. a window) would miss them.
+     */
+    boolean awaitsShipping() {
+        return routerParallelism > 0 && !targetByOutgoing.isEmpty() && !shipped;
+    }
+
     void markShipped() {
         shipped = true;
     }

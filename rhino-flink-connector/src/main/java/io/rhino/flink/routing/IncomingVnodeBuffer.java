@@ -18,19 +18,16 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
  * Holds back, at a target gate, the records of vnodes that are moving here but not installed yet,
- * and the watermarks meanwhile: a watermark let through before the buffered records are replayed
- * could make them late. Records of other vnodes pass.
+ * to replay them in arrival order once their state is installed. Records of other vnodes pass.
  */
 final class IncomingVnodeBuffer<T> {
 
     private final Set<Integer> pendingVnodes = new HashSet<>();
     private List<BufferedRecord<T>> records = new ArrayList<>();
-    private Watermark heldWatermark;
 
     private record BufferedRecord<T>(int vnode, StreamRecord<T> record) {}
 
@@ -50,15 +47,6 @@ final class IncomingVnodeBuffer<T> {
         records.add(new BufferedRecord<>(vnode, record));
     }
 
-    /** Keeps the newest watermark; returns false if nothing is held and it may pass. */
-    boolean holdWatermark(Watermark watermark) {
-        if (!isHolding()) {
-            return false;
-        }
-        heldWatermark = watermark;
-        return true;
-    }
-
     /**
      * Marks the vnodes installed and returns their buffered records in arrival order; records of
      * still pending vnodes stay.
@@ -75,16 +63,6 @@ final class IncomingVnodeBuffer<T> {
             }
         }
         records = kept;
-        return released;
-    }
-
-    /** The held watermark once nothing is pending any more, else null. */
-    Watermark releaseWatermark() {
-        if (isHolding()) {
-            return null;
-        }
-        Watermark released = heldWatermark;
-        heldWatermark = null;
         return released;
     }
 

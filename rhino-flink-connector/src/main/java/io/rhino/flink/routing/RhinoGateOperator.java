@@ -56,13 +56,18 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>as a <b>target</b>, from the first marker of a handover on, it holds back records of the
- *       vnodes it receives (and watermarks) until the coordinator delivers their state, installs it
- *       and replays them in arrival order;
+ *       vnodes it receives until the coordinator delivers their state, installs it and replays them
+ *       in arrival order;
  *   <li>as an <b>origin</b>, it keeps processing; once every router's marker arrived no record of
  *       its outgoing vnodes can come any more, so it ships their state and drops them.
  * </ul>
  *
- * Markers and coordinator events are handled in the task's mailbox, ordered with records.
+ * In both roles it holds back watermarks until its part is done, so that no event-time timer of a
+ * moving vnode fires while some of its records wait elsewhere: at the target a watermark passed
+ * before the replay would make the buffered records late; at the origin it would fire windows
+ * without the records routers already send to the target.
+ *
+ * <p>Markers and coordinator events are handled in the task's mailbox, ordered with records.
  */
 public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         implements OneInputStreamOperator<RhinoElement<T>, T>, OperatorEventHandler {
@@ -78,6 +83,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
+    private final WatermarkHold watermarkHold = new WatermarkHold();
     private transient TypeSerializer<T> valueSerializer;
 
     RhinoGateOperator(
@@ -175,8 +181,25 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
 
     @Override
     public void processWatermark(Watermark mark) throws Exception {
-        if (!incoming.holdWatermark(mark)) {
+        if (eventTimeHeld()) {
+            watermarkHold.hold(mark);
+        } else {
             super.processWatermark(mark);
+        }
+    }
+
+    private boolean eventTimeHeld() {
+        return incoming.isHolding()
+                || handovers.values().stream().anyMatch(GateHandover::awaitsShipping);
+    }
+
+    /** Lets the held watermark through once no handover here needs event time to stand still. */
+    private void releaseWatermarkIfFree() throws Exception {
+        if (!eventTimeHeld()) {
+            Watermark watermark = watermarkHold.release();
+            if (watermark != null) {
+                super.processWatermark(watermark);
+            }
         }
     }
 
@@ -203,6 +226,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             ship(handover);
         }
         forgetIfDone(handover);
+        releaseWatermarkIfFree();
     }
 
     private void ship(GateHandover handover) throws Exception {
@@ -277,11 +301,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         for (StreamRecord<T> record : replay) {
             output.collect(record);
         }
-        Watermark watermark = incoming.releaseWatermark();
-        if (watermark != null) {
-            super.processWatermark(watermark);
-        }
         forgetIfDone(handover);
+        releaseWatermarkIfFree();
         LOG.debug(
                 "{} gate {} installed {}, replayed {}",
                 spec.name(),

@@ -72,28 +72,69 @@ class GateProtocolStateTest {
     }
 
     @Test
-    void bufferHoldsRecordsOfPendingVnodesAndWatermarksUntilAllAreInstalled() {
+    void originHoldsEventTimeFromItsFirstMarkerUntilItShipped() {
+        GateHandover origin = new GateHandover(ID, 1);
+        assertThat(origin.awaitsShipping()).as("no marker yet").isFalse();
+        origin.onMarker(marker(0), 2);
+        assertThat(origin.awaitsShipping())
+                .as("router 0 already sends vnode 6 to subtask 2; router 1 still sends it here")
+                .isTrue();
+        origin.onMarker(marker(1), 2);
+        assertThat(origin.needsShipping()).isTrue();
+        assertThat(origin.awaitsShipping()).isTrue();
+        origin.markShipped();
+        assertThat(origin.awaitsShipping()).isFalse();
+    }
+
+    @Test
+    void bystandersAndPureTargetsDoNotWaitForShipping() {
+        GateHandover bystander = new GateHandover(ID, 3);
+        bystander.onMarker(marker(0), 2);
+        assertThat(bystander.awaitsShipping()).isFalse();
+        GateHandover target = new GateHandover(ID, 2);
+        target.onMarker(marker(0), 2);
+        assertThat(target.outgoing()).containsExactly(5);
+        GateHandover pureTarget = new GateHandover(new HandoverId("h2"), 2);
+        pureTarget.onMarker(
+                new HandoverMarker(
+                        new HandoverId("h2"),
+                        1,
+                        0,
+                        HandoverPlan.of(0, List.of(new VnodeMove(1, 0, 2)))),
+                2);
+        assertThat(pureTarget.awaitsShipping()).isFalse();
+        assertThat(pureTarget.pendingIncoming()).containsExactly(1);
+    }
+
+    @Test
+    void bufferReleasesRecordsOfInstalledVnodesInArrivalOrder() {
         IncomingVnodeBuffer<String> buffer = new IncomingVnodeBuffer<>();
-        assertThat(buffer.holdWatermark(new Watermark(5))).as("nothing pending").isFalse();
+        assertThat(buffer.isHolding()).isFalse();
 
         buffer.expect(Set.of(1, 6));
         buffer.add(6, new StreamRecord<>("a", 10));
         buffer.add(1, new StreamRecord<>("b", 11));
         buffer.add(6, new StreamRecord<>("c", 12));
-        assertThat(buffer.holdWatermark(new Watermark(20))).isTrue();
-        assertThat(buffer.holdWatermark(new Watermark(30))).isTrue();
 
         assertThat(buffer.release(Set.of(6)))
                 .extracting(StreamRecord::getValue)
                 .containsExactly("a", "c");
-        assertThat(buffer.releaseWatermark()).as("vnode 1 still pending").isNull();
+        assertThat(buffer.isHolding()).as("vnode 1 still pending").isTrue();
         assertThat(buffer.size()).isEqualTo(1);
 
         assertThat(buffer.release(Set.of(1)))
                 .extracting(StreamRecord::getValue)
                 .containsExactly("b");
         assertThat(buffer.isHolding()).isFalse();
-        assertThat(buffer.releaseWatermark()).isEqualTo(new Watermark(30));
-        assertThat(buffer.releaseWatermark()).as("released once").isNull();
+    }
+
+    @Test
+    void watermarkHoldKeepsTheNewestAndReleasesItOnce() {
+        WatermarkHold hold = new WatermarkHold();
+        assertThat(hold.release()).isNull();
+        hold.hold(new Watermark(20));
+        hold.hold(new Watermark(30));
+        assertThat(hold.release()).isEqualTo(new Watermark(30));
+        assertThat(hold.release()).as("released once").isNull();
     }
 }

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -46,6 +47,7 @@ public final class LatencyRecorder {
     private final LongSupplier clock;
     private final long startMillis;
     private final Recorder recorder = new Recorder(SIGNIFICANT_DIGITS);
+    private final LongAdder results = new LongAdder();
 
     // Reader side below: guarded by this.
     private Histogram interval;
@@ -90,6 +92,15 @@ public final class LatencyRecorder {
      */
     public void record(long latencyMillis) {
         recorder.recordValue(Math.max(0L, latencyMillis));
+        results.increment();
+    }
+
+    /**
+     * Results recorded so far, including the current interval: lets a caller see when results
+     * arrive again (e.g. after a restart) without waiting for the heartbeat.
+     */
+    public long resultsSoFar() {
+        return results.sum();
     }
 
     /** Records the latency of a record created at {@code creationMillis}, arriving now. */

@@ -60,14 +60,6 @@ public final class ThroughputMeter {
         bytes.add(byteCount);
     }
 
-    /**
-     * Records counted so far, including the current interval: lets a caller see when results arrive
-     * again (e.g. after a restart) without waiting for the heartbeat.
-     */
-    public long recordsSoFar() {
-        return records.sum();
-    }
-
     /** Closes the current interval (the heartbeat calls this about once a second). */
     public synchronized void tick() {
         long now = Math.max(intervalStart, clock.getAsLong());

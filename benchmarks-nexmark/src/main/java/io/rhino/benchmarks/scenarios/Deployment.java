@@ -15,7 +15,7 @@
 package io.rhino.benchmarks.scenarios;
 
 import io.rhino.benchmarks.EmbeddedCluster;
-import io.rhino.benchmarks.harness.ThroughputMeter;
+import io.rhino.benchmarks.harness.LatencyRecorder;
 import io.rhino.benchmarks.nexmark.generator.RateSchedule;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -166,15 +166,15 @@ final class Deployment implements AutoCloseable {
     }
 
     /**
-     * Waits until {@code meter} counts more than {@code baseline} results: the moment processing
-     * (re)started.
+     * Waits until {@code latency} has more than {@code baseline} results: the moment the query
+     * produces again after a restart (its sources may read before the keyed state is restored).
      *
      * @return the wall-clock time of that moment
      */
-    static long awaitResultsBeyond(ThroughputMeter meter, long baseline, Duration timeout)
+    static long awaitResultsBeyond(LatencyRecorder latency, long baseline, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (meter.recordsSoFar() <= baseline) {
+        while (latency.resultsSoFar() <= baseline) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("No results within " + timeout);
             }

@@ -14,10 +14,10 @@
 
 package io.rhino.benchmarks.scenarios;
 
+import io.rhino.benchmarks.harness.LatencyRecorder;
 import io.rhino.benchmarks.harness.PhaseTimings;
 import io.rhino.benchmarks.harness.Reconfiguration;
 import io.rhino.benchmarks.harness.ScenarioContext;
-import io.rhino.benchmarks.harness.ThroughputMeter;
 import io.rhino.benchmarks.nexmark.queries.Keying;
 import io.rhino.benchmarks.nexmark.queries.Variant;
 import java.nio.file.Path;
@@ -154,8 +154,8 @@ public class FlinkSut extends NexmarkSut {
         JobGraph graph = jobGraph(environment(), workload(), deployment, context.runId());
         graph.setSavepointRestoreSettings(
                 SavepointRestoreSettings.forPath(savepoint, false, RecoveryClaimMode.NO_CLAIM));
-        ThroughputMeter results = context.throughput();
-        long baseline = results.recordsSoFar();
+        LatencyRecorder results = context.latency();
+        long baseline = results.resultsSoFar();
         long submitted = System.currentTimeMillis();
         deployment.submit(graph);
         long running = System.currentTimeMillis();
@@ -176,9 +176,9 @@ public class FlinkSut extends NexmarkSut {
         int index = TaskManagerPlacement.killTaskManagerOf(cluster, jobId, operator, 0);
         LOG.info("{}: killed TaskManager {} (ran {}[0])", name(), index, operator);
         long detected = awaitStatus(cluster, jobId, false);
-        ThroughputMeter results = context.throughput();
+        LatencyRecorder results = context.latency();
         long running = awaitStatus(cluster, jobId, true);
-        long baseline = results.recordsSoFar();
+        long baseline = results.resultsSoFar();
         long processing = Deployment.awaitResultsBeyond(results, baseline, RESTART_TIMEOUT);
         Map<String, Duration> timings = new LinkedHashMap<>();
         timings.put("detection", Duration.ofMillis(detected - killed));

@@ -18,6 +18,10 @@ import io.rhino.benchmarks.EmbeddedCluster;
 import io.rhino.benchmarks.harness.LatencyProbe;
 import io.rhino.benchmarks.harness.ThroughputProbe;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaSources;
+import io.rhino.benchmarks.nexmark.model.Auction;
+import io.rhino.benchmarks.nexmark.model.Bid;
+import io.rhino.benchmarks.nexmark.model.NexmarkCodec;
+import io.rhino.benchmarks.nexmark.model.Person;
 import io.rhino.benchmarks.nexmark.queries.Keying;
 import io.rhino.benchmarks.nexmark.queries.Nbq5;
 import io.rhino.benchmarks.nexmark.queries.Nbq8;
@@ -32,9 +36,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /**
- * The job a system under test runs for a {@link NexmarkWorkload}: the three Kafka sources, the
- * query, and after the query's output a {@link LatencyProbe} and a {@link ThroughputProbe} of the
- * run (latency = arrival after the last operator minus the newest contributing record's creation
+ * The job a system under test runs for a {@link NexmarkWorkload}: the Kafka sources of the topics
+ * the query reads, each followed by a {@link ThroughputProbe} (the run's throughput is what the job
+ * consumes, in records and wire bytes, as in the paper), the query, and after its output a {@link
+ * LatencyProbe} (arrival after the last operator minus the newest contributing record's creation
  * time), then a discarding sink. Every operator has a uid, so a savepoint maps onto a job of
  * another parallelism.
  */
@@ -91,6 +96,7 @@ final class QueryJobs {
                                 1,
                                 OUT_OF_ORDERNESS,
                                 IDLENESS));
+        in = probeInputs(in, workload.query(), runId);
         if (fillsInJob(workload)) {
             in =
                     InJobFill.addTo(
@@ -116,17 +122,46 @@ final class QueryJobs {
         return workload.stateSizeBytes() > 0 && workload.query().equals("nbq8");
     }
 
+    /** Counts what the query consumes; a topic it does not read stays out of the job. */
+    private static NexmarkStreams probeInputs(NexmarkStreams in, String query, String runId) {
+        boolean persons = query.equals("nbq8");
+        boolean auctions = !query.equals("nbq5");
+        boolean bids = !query.equals("nbq8");
+        return new NexmarkStreams(
+                persons
+                        ? probed(
+                                in.persons(),
+                                "persons",
+                                new ThroughputProbe<Person>(runId, NexmarkCodec::sizeOf))
+                        : in.persons(),
+                auctions
+                        ? probed(
+                                in.auctions(),
+                                "auctions",
+                                new ThroughputProbe<Auction>(runId, NexmarkCodec::sizeOf))
+                        : in.auctions(),
+                bids
+                        ? probed(
+                                in.bids(),
+                                "bids",
+                                new ThroughputProbe<Bid>(runId, NexmarkCodec::sizeOf))
+                        : in.bids());
+    }
+
+    private static <T> DataStream<T> probed(
+            DataStream<T> input, String name, ThroughputProbe<T> probe) {
+        return input.map(probe)
+                .returns(input.getType())
+                .name("throughput-" + name)
+                .uid("throughput-" + name)
+                .setParallelism(input.getParallelism());
+    }
+
     private static <T extends TimedResult> void probe(DataStream<T> out, String runId) {
         out.map(new LatencyProbe<T>(runId, TimedResult::newestCreation))
                 .returns(out.getType())
                 .name("latency-probe")
                 .uid("latency-probe")
-                .setParallelism(out.getParallelism())
-                // The probe counts results, not bytes: results have no serialized size here.
-                .map(new ThroughputProbe<T>(runId, result -> 0L))
-                .returns(out.getType())
-                .name("throughput-probe")
-                .uid("throughput-probe")
                 .setParallelism(out.getParallelism())
                 .sinkTo(new DiscardingSink<>())
                 .name("discard")

@@ -23,7 +23,6 @@ import org.apache.flink.api.common.functions.JoinFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
-import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
@@ -73,7 +72,8 @@ public final class Nbq8 {
      * window at once and emits the seller's newest (person, auction) pair. A 12-hour window would
      * otherwise emit nothing during a run of minutes; with early firing every record that completes
      * a pair yields a result whose {@link SellerAuction#newestCreation()} is that record's
-     * creation, so the result's latency is the record's end-to-end latency through the join.
+     * creation, so the result's latency is the record's end-to-end latency through the join. Fill
+     * records ({@link FillRecords}) add to the state without firing.
      */
     public static DataStream<SellerAuction> buildEarlyFiring(
             NexmarkStreams in, Keying keying, Duration window) {
@@ -85,7 +85,7 @@ public final class Nbq8 {
                             .where(new Keys.PersonId())
                             .equalTo(new Keys.AuctionSeller())
                             .window(windows)
-                            .trigger(CountTrigger.of(1))
+                            .trigger(new EarlyResultTrigger())
                             .apply(newest, RESULT_TYPE),
                     JOIN_OPERATOR);
         }
@@ -95,7 +95,7 @@ public final class Nbq8 {
                         .where(new Keys.PersonId())
                         .equalTo(new Keys.AuctionSeller())
                         .window(windows)
-                        .trigger(CountTrigger.of(1))
+                        .trigger(new EarlyResultTrigger())
                         .apply(newest, RESULT_TYPE),
                 JOIN_OPERATOR);
     }

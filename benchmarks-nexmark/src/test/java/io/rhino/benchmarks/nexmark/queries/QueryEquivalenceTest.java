@@ -27,7 +27,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -120,6 +123,59 @@ class QueryEquivalenceTest {
         assertThat(expected).hasSizeGreaterThan(100);
         assertThat(sorted(plain)).isEqualTo(expected);
         assertSameMultiset(rhino, plain);
+    }
+
+    /**
+     * NBQ8 with early results. Persons and auctions come from two sources, so which pairs are
+     * emitted early depends on how they interleave; the last pair of each seller's window does not:
+     * the newest person with the newest auction, i.e. the window's highest auction id. Both
+     * variants must end every window on the expected pair, and fill records (a copy of every person
+     * and auction in the fill key space) must add state without emitting anything.
+     */
+    @Test
+    void nbq8EarlyResultsEndOnTheNewestPairAndIgnoreFillRecords() throws Exception {
+        // each record followed by its fill copy: same time, so the copy is never late
+        List<Person> persons = new ArrayList<>();
+        EVENTS.persons().forEach(p -> persons.addAll(List.of(p, FillRecords.mark(p.copy()))));
+        List<Auction> auctions = new ArrayList<>();
+        EVENTS.auctions().forEach(a -> auctions.addAll(List.of(a, FillRecords.mark(a.copy()))));
+        NexmarkEvents withFill = new NexmarkEvents(persons, auctions, EVENTS.bids());
+        Map<String, Long> expected = lastAuctionPerSellerWindow(expectedNbq8());
+        assertThat(expected).hasSizeGreaterThan(50);
+
+        for (Variant variant : Variant.values()) {
+            for (NexmarkEvents events : List.of(EVENTS, withFill)) {
+                List<String> early = runEarlyNbq8(variant, events);
+                assertThat(early)
+                        .as("%s, no result of a fill record", variant)
+                        .noneMatch(line -> line.startsWith("SellerAuction[person=-"));
+                assertThat(lastAuctionPerSellerWindow(early))
+                        .as("%s, last pair per seller window", variant)
+                        .isEqualTo(expected);
+            }
+        }
+    }
+
+    private static final Pattern SELLER_AUCTION =
+            Pattern.compile(
+                    "SellerAuction\\[person=(-?\\d+), .*auction=(-?\\d+), .*windowStart=(-?\\d+),.*");
+
+    /** (seller, window start) to the highest auction id of the results for it. */
+    private static Map<String, Long> lastAuctionPerSellerWindow(List<String> results) {
+        Map<String, Long> last = new TreeMap<>();
+        for (String result : results) {
+            Matcher m = SELLER_AUCTION.matcher(result);
+            assertThat(m.matches()).as("result format: %s", result).isTrue();
+            last.merge(m.group(1) + "@" + m.group(3), Long.parseLong(m.group(2)), Math::max);
+        }
+        return last;
+    }
+
+    private static List<String> runEarlyNbq8(Variant variant, NexmarkEvents events)
+            throws Exception {
+        StreamExecutionEnvironment env = NexmarkTestClusters.environment(variant);
+        NexmarkStreams in = NexmarkStreams.fromEvents(env, events, OUT_OF_ORDERNESS);
+        return NexmarkTestClusters.collect(Nbq8.buildEarlyFiring(in, keying(variant), NBQ8_WINDOW));
     }
 
     @Test

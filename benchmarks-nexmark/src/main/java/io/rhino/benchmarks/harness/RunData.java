@@ -34,6 +34,7 @@ import java.util.Map;
  * @param reconfigurations moments reconfigurations were triggered
  * @param timingsSeconds durations the scenario measured, e.g. scheduling / state fetching / state
  *     loading, in seconds
+ * @param figures other figures the scenario measured, named with their unit
  */
 public record RunData(
         String scenario,
@@ -45,9 +46,11 @@ public record RunData(
         ThroughputReport throughput,
         List<ResourceSample> resources,
         List<TimeMark> reconfigurations,
-        Map<String, Double> timingsSeconds) {
+        Map<String, Double> timingsSeconds,
+        Map<String, Double> figures) {
 
     public RunData {
+        figures = Collections.unmodifiableMap(new LinkedHashMap<>(figures));
         resources = List.copyOf(resources);
         reconfigurations = List.copyOf(reconfigurations);
         timingsSeconds = Collections.unmodifiableMap(new LinkedHashMap<>(timingsSeconds));

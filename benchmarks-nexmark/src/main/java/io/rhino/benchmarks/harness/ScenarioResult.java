@@ -25,14 +25,17 @@ import java.util.Map;
  *     the summary table
  * @param timingsSeconds durations it measured in seconds, e.g. {@link PhaseTimings#seconds()} of
  *     its reconfiguration
+ * @param figures other figures it measured, named with their unit, e.g. "max sustainable (MB/s)"
  */
-public record ScenarioResult(String group, Map<String, Double> timingsSeconds) {
+public record ScenarioResult(
+        String group, Map<String, Double> timingsSeconds, Map<String, Double> figures) {
 
     public ScenarioResult {
         timingsSeconds = Collections.unmodifiableMap(new LinkedHashMap<>(timingsSeconds));
+        figures = Collections.unmodifiableMap(new LinkedHashMap<>(figures));
     }
 
     public static ScenarioResult of(String group, PhaseTimings timings) {
-        return new ScenarioResult(group, timings.seconds());
+        return new ScenarioResult(group, timings.seconds(), Map.of());
     }
 }

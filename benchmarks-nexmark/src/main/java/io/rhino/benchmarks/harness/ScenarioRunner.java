@@ -213,7 +213,8 @@ public final class ScenarioRunner {
                 throughput.report(),
                 resources.samples(),
                 context.reconfigurations(),
-                result.timingsSeconds());
+                result.timingsSeconds(),
+                result.figures());
     }
 
     /** A scenario or system name as a file name. */

@@ -30,40 +30,53 @@ import org.apache.commons.csv.CSVPrinter;
 /**
  * A table in the style of the paper's Table 5.1: one row per group (e.g. state size) and system
  * under test, with mean ± standard deviation over the repetitions of the timings the caller names
- * (e.g. scheduling / state fetching / state loading, in seconds) and of the p99 and maximum latency
- * of the latency phases the caller names. Rows and columns keep the order in which they are given;
- * a cell without measurements shows "–".
+ * (e.g. scheduling / state fetching / state loading, in seconds), of other figures named with their
+ * unit (the input throughput of every run, a maximum sustainable rate), and of the p99 and maximum
+ * latency of the latency phases the caller names. Rows and columns keep the order in which they are
+ * given; a cell without measurements shows "–".
  */
 public final class SummaryTable {
 
+    /** Figures every run has: what the job consumed, on average over the run. */
+    public static final String INPUT_RECORDS = "input (rec/s)";
+
+    public static final String INPUT_MEGABYTES = "input (MB/s)";
+
     private final List<String> timingColumns;
+    private final List<String> figureColumns;
     private final List<String> latencyPhases;
     private final Map<String, Map<String, Map<String, List<Double>>>> cells = new LinkedHashMap<>();
 
     /**
      * @param timingColumns names of the timings (keys of {@link RunData#timingsSeconds()})
+     * @param figureColumns names of other figures, with their unit (keys of {@link
+     *     RunData#figures()}, {@link #INPUT_RECORDS}, {@link #INPUT_MEGABYTES})
      * @param latencyPhases latency phases whose p99 and max get columns ({@link PhaseCsv#WHOLE_RUN}
      *     for the whole run)
      */
-    public SummaryTable(List<String> timingColumns, List<String> latencyPhases) {
+    public SummaryTable(
+            List<String> timingColumns, List<String> figureColumns, List<String> latencyPhases) {
         this.timingColumns = List.copyOf(timingColumns);
+        this.figureColumns = List.copyOf(figureColumns);
         this.latencyPhases = List.copyOf(latencyPhases);
     }
 
     /** A table with every timing and latency phase that appears in {@code runs}, in order. */
     public static SummaryTable of(List<RunData> runs) {
         List<String> timings = new ArrayList<>();
+        List<String> figures = new ArrayList<>(List.of(INPUT_RECORDS, INPUT_MEGABYTES));
         List<String> phases = new ArrayList<>();
         phases.add(PhaseCsv.WHOLE_RUN);
         for (RunData run : runs) {
             run.timingsSeconds().keySet().stream()
                     .filter(k -> !timings.contains(k))
                     .forEach(timings::add);
+            run.figures().keySet().stream().filter(k -> !figures.contains(k)).forEach(figures::add);
             run.latency().phases().keySet().stream()
                     .filter(k -> !phases.contains(k))
                     .forEach(phases::add);
         }
-        SummaryTable table = new SummaryTable(timings, phases);
+        SummaryTable table = new SummaryTable(timings, figures, phases);
         runs.forEach(table::add);
         return table;
     }
@@ -72,7 +85,12 @@ public final class SummaryTable {
     public SummaryTable add(RunData run) {
         Map<String, LatencyStats> latency = new LinkedHashMap<>(run.latency().phases());
         latency.put(PhaseCsv.WHOLE_RUN, run.latency().total());
-        return add(run.group(), run.sut(), run.timingsSeconds(), latency);
+        Map<String, Double> figures = new LinkedHashMap<>(run.figures());
+        if (run.throughput().seconds() > 0) {
+            figures.put(INPUT_RECORDS, run.throughput().recordsPerSecond());
+            figures.put(INPUT_MEGABYTES, run.throughput().megabytesPerSecond());
+        }
+        return add(run.group(), run.sut(), run.timingsSeconds(), figures, latency);
     }
 
     /** Adds one repetition of one system under test. */
@@ -80,15 +98,16 @@ public final class SummaryTable {
             String group,
             String sut,
             Map<String, Double> timingsSeconds,
+            Map<String, Double> figures,
             Map<String, LatencyStats> latencyByPhase) {
         Map<String, List<Double>> row =
                 cells.computeIfAbsent(group, g -> new LinkedHashMap<>())
                         .computeIfAbsent(sut, s -> new LinkedHashMap<>());
         for (String column : timingColumns) {
-            Double value = timingsSeconds.get(column);
-            if (value != null && !value.isNaN()) {
-                row.computeIfAbsent(column, c -> new ArrayList<>()).add(value);
-            }
+            addValue(row, column, timingsSeconds.get(column));
+        }
+        for (String column : figureColumns) {
+            addValue(row, column, figures.get(column));
         }
         for (String phase : latencyPhases) {
             LatencyStats stats = latencyByPhase.get(phase);
@@ -102,10 +121,17 @@ public final class SummaryTable {
         return this;
     }
 
+    private static void addValue(Map<String, List<Double>> row, String column, Double value) {
+        if (value != null && !value.isNaN()) {
+            row.computeIfAbsent(column, c -> new ArrayList<>()).add(value);
+        }
+    }
+
     /** The column headers after "group" and "SUT". */
     public List<String> columns() {
         List<String> columns = new ArrayList<>();
         timingColumns.forEach(c -> columns.add(c + " (s)"));
+        columns.addAll(figureColumns);
         latencyPhases.forEach(
                 p -> {
                     columns.add(p99Column(p));
@@ -209,7 +235,10 @@ public final class SummaryTable {
     }
 
     private int decimals(String column) {
-        return column.endsWith("(ms)") ? 0 : 1;
+        if (column.endsWith("(ms)") || column.endsWith("(rec/s)")) {
+            return 0;
+        }
+        return column.endsWith("(MB/s)") ? 2 : 1;
     }
 
     private static String csvName(String column) {

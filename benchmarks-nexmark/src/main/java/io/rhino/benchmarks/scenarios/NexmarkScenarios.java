@@ -67,6 +67,10 @@ public final class NexmarkScenarios {
                 .flag("partitions", 4, "partitions per topic")
                 .flag("nbq8-window", "12h", "NBQ8's tumbling window")
                 .flag("seed", 42, "seed of the generator and of the vnode choice")
+                .flag("start-rate", "1", "max-throughput: first rate probed, MB/s of all threads")
+                .flag("step", "30s", "max-throughput: how long each rate runs")
+                .flag("latency-bound", "2s", "max-throughput: median p99 a sustained rate keeps")
+                .flag("max-steps", 8, "max-throughput: rates probed at most")
                 .flag("out", "benchmarks-nexmark/target/scenarios", "output directory");
     }
 
@@ -87,7 +91,15 @@ public final class NexmarkScenarios {
                         MemorySize.parse(args.get("managed-memory")));
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : list(args.get("scenario"))) {
-            scenarios.add(Scenarios.create(name, settings(args, name)));
+            scenarios.add(
+                    name.equals("max-throughput")
+                            ? Scenarios.maxThroughput(
+                                    settings(args, name),
+                                    Double.parseDouble(args.get("start-rate")),
+                                    TimeUtils.parseDuration(args.get("step")),
+                                    TimeUtils.parseDuration(args.get("latency-bound")),
+                                    args.getInt("max-steps", 1))
+                            : Scenarios.create(name, settings(args, name)));
         }
         List<SystemUnderTest> suts = new ArrayList<>();
         for (String sut : list(args.get("suts"))) {

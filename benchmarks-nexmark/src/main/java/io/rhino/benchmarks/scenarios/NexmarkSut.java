@@ -105,8 +105,11 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
             StateFill stateFill = new StateFill(deployment, nexmark.stateSizeBytes(), name);
             stateFill.await();
             deployment.feed().switchRate(nexmark.rate());
-            stateFill.awaitCaughtUp(
-                    context.latency(), Duration.ofSeconds(2), Duration.ofMinutes(5));
+            Backlog.awaitCaughtUp(
+                    name + ": the fill's backlog",
+                    context.latency(),
+                    Duration.ofSeconds(2),
+                    Duration.ofMinutes(5));
         }
         LOG.info("{} runs {} (job {})", name, nexmark.name(), deployment.jobId());
     }

@@ -16,6 +16,7 @@ package io.rhino.benchmarks.scenarios;
 
 import io.rhino.benchmarks.harness.Reconfiguration;
 import io.rhino.benchmarks.harness.SystemUnderTest;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +31,13 @@ public final class Scenarios {
 
     /** Scenario names of {@code --scenario}. */
     public static final List<String> NAMES =
-            List.of("steady", "vertical-scaling", "load-balancing", "varying-rate", "failover");
+            List.of(
+                    "steady",
+                    "max-throughput",
+                    "vertical-scaling",
+                    "load-balancing",
+                    "varying-rate",
+                    "failover");
 
     private Scenarios() {}
 
@@ -107,6 +114,31 @@ public final class Scenarios {
                     throw new IllegalArgumentException(
                             "--scenario is one of " + NAMES + ", not " + name);
         };
+    }
+
+    /**
+     * The maximum sustainable throughput search: rates from {@code startMegabytesPerSecond} (all
+     * generator threads together), each for {@code step}, sustained while the median p99 latency of
+     * a step's second half stays at most {@code latencyBound}.
+     */
+    public static MaxThroughputScenario maxThroughput(
+            ScenarioSettings s,
+            double startMegabytesPerSecond,
+            Duration step,
+            Duration latencyBound,
+            int maxSteps) {
+        String group =
+                s.stateSizeBytes() > 0
+                        ? new MemorySize(s.stateSizeBytes()).toHumanReadableString()
+                        : s.query();
+        return new MaxThroughputScenario(
+                s.query() + "-max-throughput",
+                group,
+                s.workload(),
+                startMegabytesPerSecond,
+                step,
+                latencyBound,
+                maxSteps);
     }
 
     private static boolean isFlink(SystemUnderTest sut) {

@@ -14,10 +14,6 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.harness.LatencyRecorder;
-import io.rhino.benchmarks.harness.LatencyStats;
-import java.time.Duration;
-import java.util.Optional;
 import org.apache.flink.configuration.MemorySize;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,38 +59,6 @@ final class StateFill {
                 "{}: state filled to {} in {} s",
                 sut,
                 new MemorySize(size).toHumanReadableString(),
-                (System.currentTimeMillis() - start) / 1000);
-    }
-
-    /**
-     * Waits until the backlog the fill left in Kafka is processed: the fill produces faster than
-     * the query can keep up, and a measured run that starts with minutes of lag measures the lag.
-     * Caught up = three seconds in a row whose p99 end-to-end latency is at most {@code
-     * caughtUpP99}; gives up (with a warning) after {@code timeout}.
-     */
-    void awaitCaughtUp(LatencyRecorder latency, Duration caughtUpP99, Duration timeout)
-            throws InterruptedException {
-        long start = System.currentTimeMillis();
-        long deadline = start + timeout.toMillis();
-        int secondsCaughtUp = 0;
-        while (secondsCaughtUp < 3) {
-            if (System.currentTimeMillis() > deadline) {
-                LOG.warn(
-                        "{}: still behind after {} s; measuring with the backlog",
-                        sut,
-                        timeout.toSeconds());
-                return;
-            }
-            Thread.sleep(1000);
-            Optional<LatencyStats> last = latency.latestSecond();
-            secondsCaughtUp =
-                    last.isPresent() && last.get().p99Ms() <= caughtUpP99.toMillis()
-                            ? secondsCaughtUp + 1
-                            : 0;
-        }
-        LOG.info(
-                "{}: caught up with the fill's backlog in {} s",
-                sut,
                 (System.currentTimeMillis() - start) / 1000);
     }
 

@@ -72,6 +72,7 @@ final class SampleRuns {
                 throughput.report(),
                 resources,
                 List.of(new TimeMark("scale-out", START + reconfigureAt * 1000L)),
-                Map.of("scheduling", 2.5));
+                Map.of("scheduling", 2.5),
+                Map.of());
     }
 }

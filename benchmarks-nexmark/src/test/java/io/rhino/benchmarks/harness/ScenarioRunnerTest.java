@@ -225,7 +225,7 @@ class ScenarioRunnerTest {
                             throw new IllegalStateException("boom");
                         }
                         Thread.sleep(200);
-                        return new ScenarioResult("g", Map.of());
+                        return new ScenarioResult("g", Map.of(), Map.of());
                     }
                 };
         FakeSut broken = new FakeSut("broken", 5, 5);

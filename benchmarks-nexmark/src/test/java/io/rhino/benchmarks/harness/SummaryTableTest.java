@@ -38,27 +38,38 @@ class SummaryTableTest {
 
     private SummaryTable table() {
         SummaryTable table =
-                new SummaryTable(List.of("scheduling", "state fetching"), List.of("during"));
+                new SummaryTable(
+                        List.of("scheduling", "state fetching"),
+                        List.of("max sustainable (MB/s)"),
+                        List.of("during"));
         // Rhino at 250 GB: scheduling 2.6, 2.8, 3.0 s -> 2.8 ± 0.2; fetching 0.1, 0.2, 0.3 -> 0.2 ±
         // 0.1
         table.add(
                 "250 GB",
                 "rhino",
                 Map.of("scheduling", 2.6, "state fetching", 0.1),
+                Map.of("max sustainable (MB/s)", 4.0),
                 Map.of("during", p99Max(100, 200)));
         table.add(
                 "250 GB",
                 "rhino",
                 Map.of("scheduling", 2.8, "state fetching", 0.2),
+                Map.of("max sustainable (MB/s)", 5.0),
                 Map.of("during", p99Max(110, 300)));
         table.add(
                 "250 GB",
                 "rhino",
                 Map.of("scheduling", 3.0, "state fetching", 0.3),
+                Map.of("max sustainable (MB/s)", 6.0),
                 Map.of("during", p99Max(120, 400)));
         // Flink: no fetching measured, one repetition.
-        table.add("250 GB", "flink", Map.of("scheduling", 2.2), Map.of());
-        table.add("500 GB", "rhino", Map.of("scheduling", 3.1, "state fetching", 0.2), Map.of());
+        table.add("250 GB", "flink", Map.of("scheduling", 2.2), Map.of(), Map.of());
+        table.add(
+                "500 GB",
+                "rhino",
+                Map.of("scheduling", 3.1, "state fetching", 0.2),
+                Map.of(),
+                Map.of());
         return table;
     }
 
@@ -86,17 +97,19 @@ class SummaryTableTest {
         assertThat(table.cell("250 GB", "rhino", "max during (ms)").mean())
                 .isCloseTo(300, within(1e-9));
         assertThat(table.cell("250 GB", "flink", "state fetching").n()).isZero();
+        assertThat(table.cell("250 GB", "rhino", "max sustainable (MB/s)").mean())
+                .isCloseTo(5.0, within(1e-9));
     }
 
     @Test
     void markdownLooksLikeTheTimeBreakdownTable() {
         assertThat(table().toMarkdown().lines())
                 .containsExactly(
-                        "| group | SUT | scheduling (s) | state fetching (s) | p99 during (ms) | max during (ms) |",
-                        "|---|---|---:|---:|---:|---:|",
-                        "| 250 GB | rhino | 2.8 ± 0.2 | 0.2 ± 0.1 | 110 ± 10 | 300 ± 100 |",
-                        "|  | flink | 2.2 ± 0.0 | – | – | – |",
-                        "| 500 GB | rhino | 3.1 ± 0.0 | 0.2 ± 0.0 | – | – |");
+                        "| group | SUT | scheduling (s) | state fetching (s) | max sustainable (MB/s) | p99 during (ms) | max during (ms) |",
+                        "|---|---|---:|---:|---:|---:|---:|",
+                        "| 250 GB | rhino | 2.8 ± 0.2 | 0.2 ± 0.1 | 5.00 ± 1.00 | 110 ± 10 | 300 ± 100 |",
+                        "|  | flink | 2.2 ± 0.0 | – | – | – | – |",
+                        "| 500 GB | rhino | 3.1 ± 0.0 | 0.2 ± 0.0 | – | – | – |");
     }
 
     @Test

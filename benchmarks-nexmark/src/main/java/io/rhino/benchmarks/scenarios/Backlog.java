@@ -1,0 +1,60 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.harness.LatencyRecorder;
+import io.rhino.benchmarks.harness.LatencyStats;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Waits for a job to work off a Kafka backlog, e.g. after a fill at the producer's full speed or a
+ * rate it could not sustain: a measurement that starts with minutes of lag measures the lag.
+ */
+final class Backlog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Backlog.class);
+
+    private Backlog() {}
+
+    /**
+     * Returns once three seconds in a row had a p99 end-to-end latency of at most {@code
+     * caughtUpP99}; gives up (with a warning) after {@code timeout}.
+     *
+     * @param what names the system and the backlog in the log, e.g. "rhino: the fill's backlog"
+     */
+    static void awaitCaughtUp(
+            String what, LatencyRecorder latency, Duration caughtUpP99, Duration timeout)
+            throws InterruptedException {
+        long start = System.currentTimeMillis();
+        long deadline = start + timeout.toMillis();
+        int secondsCaughtUp = 0;
+        while (secondsCaughtUp < 3) {
+            if (System.currentTimeMillis() > deadline) {
+                LOG.warn("{}: still behind after {} s; going on", what, timeout.toSeconds());
+                return;
+            }
+            Thread.sleep(1000);
+            Optional<LatencyStats> last = latency.latestSecond();
+            secondsCaughtUp =
+                    last.isPresent() && last.get().p99Ms() <= caughtUpP99.toMillis()
+                            ? secondsCaughtUp + 1
+                            : 0;
+        }
+        LOG.info("{}: caught up in {} s", what, (System.currentTimeMillis() - start) / 1000);
+    }
+}

@@ -1,0 +1,239 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.harness.LatencyReport;
+import io.rhino.benchmarks.harness.LatencyStats;
+import io.rhino.benchmarks.harness.PhaseTimings;
+import io.rhino.benchmarks.harness.Scenario;
+import io.rhino.benchmarks.harness.ScenarioContext;
+import io.rhino.benchmarks.harness.ScenarioResult;
+import io.rhino.benchmarks.harness.SustainableRateSearch;
+import io.rhino.benchmarks.harness.SystemUnderTest;
+import io.rhino.benchmarks.harness.ThroughputReport;
+import io.rhino.benchmarks.nexmark.generator.RateSchedule;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalDouble;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVPrinter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The maximum sustainable throughput of a system (§5.4: the highest generator rate at which the job
+ * keeps up): runs the workload in steps of a fixed rate chosen by a {@link SustainableRateSearch}
+ * and judges each step by its latency in the step's second half. After a step that fell behind, the
+ * generator slows to the best sustained rate until the backlog is gone. Writes one row per step to
+ * {@code steps.csv}; the result carries the rate found.
+ *
+ * @param name scenario name
+ * @param group row of the summary table
+ * @param workload the workload; its rate is replaced by each step's
+ * @param startMegabytesPerSecond the first rate probed, all generator threads together
+ * @param step how long each rate runs
+ * @param latencyBound p99 latency (median over the step's second half) a sustained step stays under
+ * @param maxSteps step budget
+ */
+public record MaxThroughputScenario(
+        String name,
+        String group,
+        NexmarkWorkload workload,
+        double startMegabytesPerSecond,
+        Duration step,
+        Duration latencyBound,
+        int maxSteps)
+        implements Scenario {
+
+    /** Figure of the summary table: the highest generator rate sustained, all threads together. */
+    public static final String MAX_SUSTAINABLE = "max sustainable (MB/s)";
+
+    /** Figure of the summary table: what the query consumed at that rate. */
+    public static final String CONSUMED_AT_MAX = "consumed at max (MB/s)";
+
+    private static final Logger LOG = LoggerFactory.getLogger(MaxThroughputScenario.class);
+    private static final double PRECISION = 0.1;
+    private static final Duration CATCH_UP_TIMEOUT = Duration.ofMinutes(3);
+
+    /** One step as measured. */
+    record StepResult(
+            double targetMegabytesPerSecond,
+            double producedMegabytesPerSecond,
+            double consumedMegabytesPerSecond,
+            double consumedRecordsPerSecond,
+            long medianP99Ms,
+            boolean sustained) {}
+
+    @Override
+    public Duration expectedDuration() {
+        return step.multipliedBy(maxSteps).plusSeconds(20);
+    }
+
+    @Override
+    public ScenarioResult run(SystemUnderTest sut, ScenarioContext context) throws Exception {
+        if (!(sut instanceof NexmarkSut nexmark)) {
+            throw new UnsupportedOperationException(name + " runs on NEXMark systems only");
+        }
+        int threads = workload.producerThreads();
+        double startPerThread = startMegabytesPerSecond * 1e6 / threads;
+        sut.start(workload.withRate(RateSchedule.fixed(startPerThread)), context);
+        context.markPhase(ScenarioContext.STEADY);
+        KafkaFeed feed = nexmark.deployment().feed();
+        SustainableRateSearch search =
+                new SustainableRateSearch(startMegabytesPerSecond, PRECISION, maxSteps);
+        Path csv = context.outputDir().resolve("steps-" + sut.name() + ".csv");
+        StepResult atMax = null;
+        for (OptionalDouble rate = search.nextRate(); rate.isPresent(); rate = search.nextRate()) {
+            StepResult result = runStep(context, feed, rate.getAsDouble(), threads);
+            search.record(result.sustained());
+            append(csv, sut.name(), context.repetition(), result);
+            LOG.info(
+                    "{}: {} MB/s {} (produced {} MB/s, consumed {} MB/s = {} rec/s, median p99 {} ms)",
+                    sut.name(),
+                    format(result.targetMegabytesPerSecond()),
+                    result.sustained() ? "sustained" : "NOT sustained",
+                    format(result.producedMegabytesPerSecond()),
+                    format(result.consumedMegabytesPerSecond()),
+                    Math.round(result.consumedRecordsPerSecond()),
+                    result.medianP99Ms());
+            if (result.sustained()
+                    && (atMax == null
+                            || result.targetMegabytesPerSecond()
+                                    > atMax.targetMegabytesPerSecond())) {
+                atMax = result;
+            }
+            context.reportProgress((double) search.steps().size() / maxSteps);
+            if (!result.sustained() && !search.done()) {
+                double calm = search.highestSustained().orElse(rate.getAsDouble() / 4);
+                feed.switchRate(RateSchedule.fixed(calm * 1e6 / threads));
+                Backlog.awaitCaughtUp(
+                        sut.name() + ": the backlog of " + format(rate.getAsDouble()) + " MB/s",
+                        context.latency(),
+                        latencyBound,
+                        CATCH_UP_TIMEOUT);
+            }
+        }
+        context.reportProgress(1);
+        if (atMax == null) {
+            LOG.warn("{}: no rate sustained: {}", sut.name(), search.steps());
+            return ScenarioResult.of(group, PhaseTimings.none());
+        }
+        return new ScenarioResult(
+                group,
+                Map.of(),
+                Map.of(
+                        MAX_SUSTAINABLE,
+                        atMax.targetMegabytesPerSecond(),
+                        CONSUMED_AT_MAX,
+                        atMax.consumedMegabytesPerSecond()));
+    }
+
+    private StepResult runStep(ScenarioContext context, KafkaFeed feed, double rate, int threads)
+            throws InterruptedException {
+        feed.switchRate(RateSchedule.fixed(rate * 1e6 / threads));
+        Thread.sleep(step.toMillis() / 2);
+        // judge the second half only: the first lets the job settle at the new rate
+        long judgedFrom = context.nowMillis();
+        long producedBefore = feed.producedBytes();
+        Thread.sleep(step.toMillis() - step.toMillis() / 2);
+        long judgedTo = context.nowMillis();
+        double seconds = (judgedTo - judgedFrom) / 1000.0;
+        double produced = (feed.producedBytes() - producedBefore) / 1e6 / seconds;
+        long fromSecond = (judgedFrom - context.startMillis()) / 1000 + 1;
+        // the heartbeat closes a second up to a second late: leave the newest two out
+        long toSecond = (judgedTo - context.startMillis()) / 1000 - 2;
+        LatencyReport latency = context.latency().report();
+        List<Long> p99s =
+                latency.perSecond().stream()
+                        .filter(s -> s.second() >= fromSecond && s.second() <= toSecond)
+                        .map(LatencyReport.SecondLatency::stats)
+                        .filter(stats -> !stats.isEmpty())
+                        .map(LatencyStats::p99Ms)
+                        .toList();
+        ThroughputReport throughput = context.throughput().report();
+        double consumedBytes = 0;
+        double consumedRecords = 0;
+        double consumedSeconds = 0;
+        for (ThroughputReport.SecondThroughput s : throughput.perSecond()) {
+            if (s.second() >= fromSecond && s.second() <= toSecond) {
+                consumedBytes += s.bytes();
+                consumedRecords += s.records();
+                consumedSeconds += s.seconds();
+            }
+        }
+        boolean sustained =
+                SustainableRateSearch.sustained(p99s, latencyBound.toMillis())
+                        // a generator that cannot produce the rate has not shown it sustained
+                        && produced >= 0.9 * rate;
+        List<Long> sorted = p99s.stream().sorted().toList();
+        return new StepResult(
+                rate,
+                produced,
+                consumedSeconds > 0 ? consumedBytes / 1e6 / consumedSeconds : 0,
+                consumedSeconds > 0 ? consumedRecords / consumedSeconds : 0,
+                sorted.isEmpty() ? -1 : sorted.get((sorted.size() - 1) / 2),
+                sustained);
+    }
+
+    private static void append(Path csv, String sut, int repetition, StepResult step)
+            throws IOException {
+        boolean fresh = !Files.exists(csv);
+        Files.createDirectories(csv.toAbsolutePath().getParent());
+        CSVFormat format =
+                fresh
+                        ? CSVFormat.DEFAULT
+                                .builder()
+                                .setHeader(
+                                        "sut",
+                                        "repetition",
+                                        "target_mb_per_s",
+                                        "produced_mb_per_s",
+                                        "consumed_mb_per_s",
+                                        "consumed_records_per_s",
+                                        "median_p99_ms",
+                                        "sustained")
+                                .build()
+                        : CSVFormat.DEFAULT;
+        try (Writer writer =
+                        Files.newBufferedWriter(
+                                csv,
+                                StandardCharsets.UTF_8,
+                                StandardOpenOption.CREATE,
+                                StandardOpenOption.APPEND);
+                CSVPrinter printer = new CSVPrinter(writer, format)) {
+            printer.printRecord(
+                    sut,
+                    repetition,
+                    format(step.targetMegabytesPerSecond()),
+                    format(step.producedMegabytesPerSecond()),
+                    format(step.consumedMegabytesPerSecond()),
+                    Math.round(step.consumedRecordsPerSecond()),
+                    step.medianP99Ms(),
+                    step.sustained());
+        }
+    }
+
+    private static String format(double megabytesPerSecond) {
+        return String.format(Locale.ROOT, "%.3f", megabytesPerSecond);
+    }
+}

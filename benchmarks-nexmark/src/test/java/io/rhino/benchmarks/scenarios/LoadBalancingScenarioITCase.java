@@ -98,6 +98,11 @@ class LoadBalancingScenarioITCase {
             assertThat(run.latency().phases().get(ScenarioContext.AFTER_RECONFIGURATION).count())
                     .as("%s results after the reconfiguration", run.sut())
                     .isPositive();
+            // NBQ8 consumes persons (206 B) and auctions (269 B) from Kafka
+            assertThat(run.throughput().records()).as("%s input", run.sut()).isPositive();
+            assertThat((double) run.throughput().bytes() / run.throughput().records())
+                    .as("%s bytes per input record", run.sut())
+                    .isBetween(206.0, 269.0);
         }
         assertThat(bySut.get("rhino").reconfigurations().get(0).label())
                 .isEqualTo(Reconfiguration.REBALANCE);

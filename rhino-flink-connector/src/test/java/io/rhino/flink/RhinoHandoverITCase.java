@@ -41,12 +41,16 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -112,6 +116,8 @@ class RhinoHandoverITCase {
             // the job rolls back (correct, but slow).
             long stopAt = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             completed = driver.run(25, () -> System.nanoTime() > stopAt);
+            // the input lasts ~10 s longer: the gates still run, no handover is in flight
+            checkGateGaugesAgreeWithTheRoutingTables(jobId);
         } catch (Throwable t) {
             throw new AssertionError("seed " + seed + ", history " + driver.history(), t);
         }
@@ -141,32 +147,81 @@ class RhinoHandoverITCase {
                 .isEqualTo(3);
     }
 
-    /** The sum of the Rhino coordinator gauge {@code name} over the job's operators. */
+    /** The sum of the Rhino coordinator counter {@code name} over the job's operators. */
     private static long sumOfMetric(JobID jobId, String name) {
         List<Long> values = new ArrayList<>();
+        forEachMetric(
+                jobId,
+                name,
+                (group, metric) -> {
+                    String[] scope = group.getScopeComponents();
+                    if (scope.length > 0 && "rhino".equals(scope[scope.length - 1])) {
+                        values.add(((Counter) metric).getCount());
+                    }
+                });
+        assertThat(values)
+                .as("%s counters, one per Rhino operator", name)
+                .hasSize(TestPipelines.RHINO_OPERATORS.size());
+        return values.stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * The gates' gauges, read through Flink's metric system while the job runs: per Rhino operator,
+     * the subtasks' owned vnodes add up to all vnodes and match the routing table, and nothing is
+     * buffered between handovers.
+     */
+    private static void checkGateGaugesAgreeWithTheRoutingTables(JobID jobId) throws Exception {
+        for (String operator : TestPipelines.RHINO_OPERATORS) {
+            RoutingTable table = RhinoHandovers.manager(jobId, operator).routingTable();
+            Map<Integer, Long> owned = new TreeMap<>();
+            Map<Integer, Long> buffered = new TreeMap<>();
+            String gate = operator + " (Rhino gate)";
+            forEachMetric(
+                    jobId,
+                    "rhinoOwnedVnodes",
+                    (group, metric) -> {
+                        if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
+                            owned.put(subtaskOf(group), gaugeValue(metric));
+                        }
+                    });
+            forEachMetric(
+                    jobId,
+                    "rhinoBufferedRecords",
+                    (group, metric) -> {
+                        if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
+                            buffered.put(subtaskOf(group), gaugeValue(metric));
+                        }
+                    });
+            Map<Integer, Long> expected = new TreeMap<>();
+            for (int subtask = 0; subtask < 3; subtask++) {
+                expected.put(subtask, (long) table.vnodesOwnedBy(subtask).length);
+            }
+            assertThat(owned).as("vnodes owned by the gates of %s", operator).isEqualTo(expected);
+            assertThat(buffered.values())
+                    .as("records buffered by the gates of %s", operator)
+                    .hasSize(3)
+                    .containsOnly(0L);
+        }
+    }
+
+    private static int subtaskOf(MetricGroup group) {
+        return Integer.parseInt(group.getAllVariables().get("<subtask_index>"));
+    }
+
+    private static long gaugeValue(Metric metric) {
+        return ((Number) ((Gauge<?>) metric).getValue()).longValue();
+    }
+
+    private static void forEachMetric(
+            JobID jobId, String name, BiConsumer<MetricGroup, Metric> action) {
         METRICS.getMetricsByGroup()
                 .forEach(
                         (group, metrics) -> {
-                            boolean ofThisJob =
-                                    jobId.toString()
-                                            .equals(group.getAllVariables().get("<job_id>"));
-                            boolean rhinoGroup =
-                                    group.getScopeComponents().length > 0
-                                            && "rhino"
-                                                    .equals(
-                                                            group.getScopeComponents()[
-                                                                    group.getScopeComponents()
-                                                                                    .length
-                                                                            - 1]);
-                            if (ofThisJob && rhinoGroup && metrics.containsKey(name)) {
-                                Object value = ((Gauge<?>) metrics.get(name)).getValue();
-                                values.add(((Number) value).longValue());
+                            if (jobId.toString().equals(group.getAllVariables().get("<job_id>"))
+                                    && metrics.containsKey(name)) {
+                                action.accept(group, metrics.get(name));
                             }
                         });
-        assertThat(values)
-                .as("%s gauges, one per Rhino operator", name)
-                .hasSize(TestPipelines.RHINO_OPERATORS.size());
-        return values.stream().mapToLong(Long::longValue).sum();
     }
 
     @Test

@@ -190,10 +190,15 @@ public final class ScenarioRunner {
         ScenarioResult result;
         try (SecondTicker ticker =
                 new SecondTicker("heartbeat " + runId, tickInterval, heartbeat)) {
+            // An interrupted run (Ctrl-C) still stops the system, which deletes its files:
+            // runs with tens of GB of state must not leave them behind.
+            Thread stopOnExit = new Thread(() -> stopQuietly(sut), "stop " + sut.name());
+            Runtime.getRuntime().addShutdownHook(stopOnExit);
             try {
                 result = scenario.run(sut, context);
             } finally {
                 sut.stop();
+                removeShutdownHook(stopOnExit);
             }
         } finally {
             LatencyRecorders.remove(runId);
@@ -215,6 +220,22 @@ public final class ScenarioRunner {
                 context.reconfigurations(),
                 result.timingsSeconds(),
                 result.figures());
+    }
+
+    private static void stopQuietly(SystemUnderTest sut) {
+        try {
+            sut.stop();
+        } catch (Exception e) {
+            LOG.warn("Could not stop {} on exit", sut.name(), e);
+        }
+    }
+
+    private static void removeShutdownHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs or ran already
+        }
     }
 
     /** A scenario or system name as a file name. */

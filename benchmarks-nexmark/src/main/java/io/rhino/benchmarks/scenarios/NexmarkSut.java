@@ -41,7 +41,7 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
 
     private final String name;
     private final ClusterShape shape;
-    private Deployment deployment;
+    private volatile Deployment deployment;
     private NexmarkWorkload workload;
 
     NexmarkSut(String name, ClusterShape shape) {
@@ -150,7 +150,8 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
     }
 
     @Override
-    public void stop() throws Exception {
+    public synchronized void stop() throws Exception {
+        // synchronized: the runner's shutdown hook may stop a run the main thread also stops
         Deployment running = deployment;
         deployment = null;
         if (running != null) {

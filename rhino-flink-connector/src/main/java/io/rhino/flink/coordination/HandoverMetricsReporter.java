@@ -16,6 +16,8 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.handover.HandoverPhase;
 import io.rhino.handover.HandoverManager;
+import java.util.function.LongSupplier;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
@@ -29,10 +31,10 @@ final class HandoverMetricsReporter {
 
     static void register(MetricGroup coordinatorGroup, HandoverManager manager) {
         MetricGroup group = coordinatorGroup.addGroup("rhino");
-        group.gauge("handoversStarted", () -> manager.metrics().started());
-        group.gauge("handoversCompleted", () -> manager.metrics().completed());
-        group.gauge("handoversFailed", () -> manager.metrics().failed());
-        group.gauge("handoversRejected", () -> manager.metrics().rejected());
+        group.counter("handoversStarted", new ManagerCount(() -> manager.metrics().started()));
+        group.counter("handoversCompleted", new ManagerCount(() -> manager.metrics().completed()));
+        group.counter("handoversFailed", new ManagerCount(() -> manager.metrics().failed()));
+        group.counter("handoversRejected", new ManagerCount(() -> manager.metrics().rejected()));
         group.gauge("handoverInFlight", () -> manager.metrics().inFlight() ? 1 : 0);
         group.gauge("lastHandoverDurationMs", () -> manager.metrics().lastDurationMillis());
         group.gauge("routingEpoch", () -> manager.metrics().currentEpoch());
@@ -43,6 +45,43 @@ final class HandoverMetricsReporter {
             group.gauge(
                     "lastHandover" + camel(phase) + "Ms",
                     () -> manager.metrics().lastPhaseDurationsMillis().getOrDefault(phase, -1L));
+        }
+    }
+
+    /**
+     * A Flink {@link Counter} over a count the manager keeps (the manager is Flink-free), so that
+     * reporters export these as counters. Only the manager counts.
+     */
+    private static final class ManagerCount implements Counter {
+        private final LongSupplier count;
+
+        ManagerCount(LongSupplier count) {
+            this.count = count;
+        }
+
+        @Override
+        public long getCount() {
+            return count.getAsLong();
+        }
+
+        @Override
+        public void inc() {
+            throw new UnsupportedOperationException("counted by the handover manager");
+        }
+
+        @Override
+        public void inc(long n) {
+            inc();
+        }
+
+        @Override
+        public void dec() {
+            inc();
+        }
+
+        @Override
+        public void dec(long n) {
+            inc();
         }
     }
 

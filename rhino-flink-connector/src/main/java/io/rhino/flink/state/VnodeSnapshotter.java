@@ -33,6 +33,7 @@ import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.filesystem.RelativeFileStateHandle;
 import org.apache.flink.util.concurrent.FutureUtils;
 
@@ -132,6 +133,11 @@ final class VnodeSnapshotter<K> {
         try (CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
             manifest.write(new DataOutputStream(out));
+            if (out instanceof FsCheckpointStreamFactory.FsCheckpointStateOutputStream file) {
+                // Never inline the manifest in the checkpoint metadata: an inlined handle is
+                // sized by its own bytes, and only a file handle can carry the vnodes' size.
+                file.flushToFile();
+            }
             manifestHandle = out.closeAndGetHandle();
         }
         return SnapshotResult.of(
@@ -143,8 +149,9 @@ final class VnodeSnapshotter<K> {
     /**
      * Flink reports a checkpoint's size from its handles, and the manifest alone is a few KB: a
      * manifest file's handle is given the size of the state it stands for (the manifest plus every
-     * vnode snapshot), so checkpoint statistics and the web UI show the real state size. A manifest
-     * small enough to be inlined in the metadata keeps its own size.
+     * vnode snapshot), so checkpoint statistics and the web UI show the real state size. The
+     * manifest is therefore always written to a file; only a checkpoint storage that keeps
+     * everything in memory (the JobManager's) leaves it inlined, with its own size.
      */
     private static StreamStateHandle sizedAsItsVnodes(
             StreamStateHandle manifest, Iterable<KeyedStateHandle> vnodes) {

@@ -25,9 +25,11 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,6 +75,36 @@ class CheckpointSizeTest {
         assertThat(onDisk).as("the snapshot's files").isGreaterThan(2_000L * 512);
         // every file of the first checkpoint is referenced once; small ones may be inlined
         assertThat(handle.getStateSize()).isGreaterThanOrEqualTo(onDisk);
+    }
+
+    /**
+     * A manifest under Flink's inline threshold ({@code state.storage.fs.memory-threshold}, 20 KB
+     * by default) would come back as an in-memory handle, which Flink sizes by its own bytes: a
+     * subtask with few vnodes and files reported a few KB for GBs. The manifest is written to a
+     * file even then.
+     */
+    @Test
+    void aManifestUnderTheInlineThresholdIsStillSizedAsItsVnodes() throws Exception {
+        Path checkpoints = tmp.resolve("checkpoints");
+        harness = new VnodeBackendHarness(new RhinoOperatorSpec("op", 128, 1, 1, 1), checkpoints);
+        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
+        ValueState<byte[]> values =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+        Random random = new Random(7);
+        for (long key = 0; key < 2_000; key++) {
+            byte[] value = new byte[4096];
+            random.nextBytes(value);
+            backend.setCurrentKey(key);
+            values.update(value);
+        }
+
+        // one vnode: its manifest is a few KB, its SST file 8 MB
+        KeyedStateHandle handle = harness.checkpoint(backend, 1, 16 * 1024);
+
+        assertThat(((KeyGroupsStateHandle) handle).getDelegateStateHandle())
+                .isNotInstanceOf(ByteStreamStateHandle.class);
+        assertThat(handle.getStateSize()).isGreaterThan(2_000L * 4096);
     }
 
     private static long bytesUnder(Path dir) throws Exception {

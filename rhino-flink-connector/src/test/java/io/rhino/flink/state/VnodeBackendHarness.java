@@ -103,6 +103,17 @@ final class VnodeBackendHarness implements AutoCloseable {
     /** Runs a whole checkpoint of the backend and reports it complete. */
     KeyedStateHandle checkpoint(VnodeKeyedStateBackend<Long> backend, long checkpointId)
             throws Exception {
+        return checkpoint(backend, checkpointId, 1024);
+    }
+
+    /**
+     * Runs a whole checkpoint of the backend, with streams of at most {@code inlineThreshold} bytes
+     * inlined in the handles (Flink's {@code state.storage.fs.memory-threshold}), and reports it
+     * complete.
+     */
+    KeyedStateHandle checkpoint(
+            VnodeKeyedStateBackend<Long> backend, long checkpointId, int inlineThreshold)
+            throws Exception {
         java.nio.file.Path exclusive = checkpointDir.resolve("chk-" + checkpointId);
         java.nio.file.Path shared = checkpointDir.resolve("shared");
         Files.createDirectories(exclusive);
@@ -112,8 +123,8 @@ final class VnodeBackendHarness implements AutoCloseable {
                         FileSystem.getLocalFileSystem(),
                         new Path(exclusive.toUri()),
                         new Path(shared.toUri()),
-                        1024,
-                        4096);
+                        inlineThreshold,
+                        Math.max(4096, inlineThreshold));
         KeyedStateHandle handle =
                 FutureUtils.runIfNotDoneAndGet(
                                 backend.snapshot(

@@ -24,19 +24,11 @@ import io.rhino.benchmarks.harness.SustainableRateSearch;
 import io.rhino.benchmarks.harness.SystemUnderTest;
 import io.rhino.benchmarks.harness.ThroughputReport;
 import io.rhino.benchmarks.nexmark.generator.RateSchedule;
-import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVPrinter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,15 +67,6 @@ public record MaxThroughputScenario(
     private static final double PRECISION = 0.1;
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofMinutes(3);
 
-    /** One step as measured. */
-    record StepResult(
-            double targetMegabytesPerSecond,
-            double producedMegabytesPerSecond,
-            double consumedMegabytesPerSecond,
-            double consumedRecordsPerSecond,
-            long medianP99Ms,
-            boolean sustained) {}
-
     @Override
     public Duration expectedDuration() {
         return step.multipliedBy(maxSteps).plusSeconds(20);
@@ -101,12 +84,13 @@ public record MaxThroughputScenario(
         KafkaFeed feed = nexmark.deployment().feed();
         SustainableRateSearch search =
                 new SustainableRateSearch(startMegabytesPerSecond, PRECISION, maxSteps);
-        Path csv = context.outputDir().resolve("steps-" + sut.name() + ".csv");
-        StepResult atMax = null;
+        RateStepCsv csv =
+                new RateStepCsv(context.outputDir().resolve("steps-" + sut.name() + ".csv"));
+        RateStep atMax = null;
         for (OptionalDouble rate = search.nextRate(); rate.isPresent(); rate = search.nextRate()) {
-            StepResult result = runStep(context, feed, rate.getAsDouble(), threads);
+            RateStep result = runStep(context, feed, rate.getAsDouble(), threads);
             search.record(result.sustained());
-            append(csv, sut.name(), context.repetition(), result);
+            csv.append(sut.name(), context.repetition(), result);
             LOG.info(
                     "{}: {} MB/s {} (produced {} MB/s, consumed {} MB/s = {} rec/s, median p99 {} ms)",
                     sut.name(),
@@ -148,7 +132,7 @@ public record MaxThroughputScenario(
                         atMax.consumedMegabytesPerSecond()));
     }
 
-    private StepResult runStep(ScenarioContext context, KafkaFeed feed, double rate, int threads)
+    private RateStep runStep(ScenarioContext context, KafkaFeed feed, double rate, int threads)
             throws InterruptedException {
         feed.switchRate(RateSchedule.fixed(rate * 1e6 / threads));
         Thread.sleep(step.toMillis() / 2);
@@ -186,7 +170,7 @@ public record MaxThroughputScenario(
                         // a generator that cannot produce the rate has not shown it sustained
                         && produced >= 0.9 * rate;
         List<Long> sorted = p99s.stream().sorted().toList();
-        return new StepResult(
+        return new RateStep(
                 rate,
                 produced,
                 consumedSeconds > 0 ? consumedBytes / 1e6 / consumedSeconds : 0,
@@ -195,45 +179,7 @@ public record MaxThroughputScenario(
                 sustained);
     }
 
-    private static void append(Path csv, String sut, int repetition, StepResult step)
-            throws IOException {
-        boolean fresh = !Files.exists(csv);
-        Files.createDirectories(csv.toAbsolutePath().getParent());
-        CSVFormat format =
-                fresh
-                        ? CSVFormat.DEFAULT
-                                .builder()
-                                .setHeader(
-                                        "sut",
-                                        "repetition",
-                                        "target_mb_per_s",
-                                        "produced_mb_per_s",
-                                        "consumed_mb_per_s",
-                                        "consumed_records_per_s",
-                                        "median_p99_ms",
-                                        "sustained")
-                                .build()
-                        : CSVFormat.DEFAULT;
-        try (Writer writer =
-                        Files.newBufferedWriter(
-                                csv,
-                                StandardCharsets.UTF_8,
-                                StandardOpenOption.CREATE,
-                                StandardOpenOption.APPEND);
-                CSVPrinter printer = new CSVPrinter(writer, format)) {
-            printer.printRecord(
-                    sut,
-                    repetition,
-                    format(step.targetMegabytesPerSecond()),
-                    format(step.producedMegabytesPerSecond()),
-                    format(step.consumedMegabytesPerSecond()),
-                    Math.round(step.consumedRecordsPerSecond()),
-                    step.medianP99Ms(),
-                    step.sustained());
-        }
-    }
-
-    private static String format(double megabytesPerSecond) {
+    static String format(double megabytesPerSecond) {
         return String.format(Locale.ROOT, "%.3f", megabytesPerSecond);
     }
 }

@@ -18,9 +18,9 @@ import io.rhino.benchmarks.harness.Reconfiguration;
 import io.rhino.benchmarks.harness.SystemUnderTest;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.flink.configuration.MemorySize;
 
 /**
  * The paper's experiments (§5.4), scaled to one machine. Each system gets the reconfiguration the
@@ -45,10 +45,7 @@ public final class Scenarios {
         NexmarkWorkload full = s.workload();
         int max = s.maxParallelism();
         String title = s.query() + "-" + name;
-        String group =
-                s.stateSizeBytes() > 0
-                        ? new MemorySize(s.stateSizeBytes()).toHumanReadableString()
-                        : s.query();
+        String group = groupOf(s);
         return switch (name) {
             case "steady" ->
                     new NexmarkScenario(
@@ -127,10 +124,7 @@ public final class Scenarios {
             Duration step,
             Duration latencyBound,
             int maxSteps) {
-        String group =
-                s.stateSizeBytes() > 0
-                        ? new MemorySize(s.stateSizeBytes()).toHumanReadableString()
-                        : s.query();
+        String group = groupOf(s);
         return new MaxThroughputScenario(
                 s.query() + "-max-throughput",
                 group,
@@ -139,6 +133,14 @@ public final class Scenarios {
                 step,
                 latencyBound,
                 maxSteps);
+    }
+
+    /** The summary table's row: the state size filled first, else the query. */
+    static String groupOf(ScenarioSettings s) {
+        if (s.stateSizeBytes() <= 0) {
+            return s.query();
+        }
+        return String.format(Locale.ROOT, "%.1f GB", s.stateSizeBytes() / (double) (1L << 30));
     }
 
     private static boolean isFlink(SystemUnderTest sut) {

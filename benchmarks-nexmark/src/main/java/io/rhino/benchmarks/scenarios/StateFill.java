@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import org.apache.flink.configuration.MemorySize;
+import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,18 +47,19 @@ final class StateFill {
             if (now - lastLog >= 10_000) {
                 lastLog = now;
                 LOG.info(
-                        "{}: state {} of {} after {} s ({} produced)",
+                        "{}: state {} of {} after {} s{} ({} produced)",
                         sut,
-                        new MemorySize(size).toHumanReadableString(),
-                        new MemorySize(targetBytes).toHumanReadableString(),
+                        gigabytes(size),
+                        gigabytes(targetBytes),
                         (now - start) / 1000,
-                        new MemorySize(deployment.feed().producedBytes()).toHumanReadableString());
+                        eta(size, now - start),
+                        gigabytes(deployment.feed().producedBytes()));
             }
         }
         LOG.info(
                 "{}: state filled to {} in {} s",
                 sut,
-                new MemorySize(size).toHumanReadableString(),
+                gigabytes(size),
                 (System.currentTimeMillis() - start) / 1000);
     }
 
@@ -74,13 +75,14 @@ final class StateFill {
             long now = System.currentTimeMillis();
             if (now - lastLog >= 10_000) {
                 lastLog = now;
+                long size = deployment.latestCheckpointStateSize();
                 LOG.info(
-                        "{}: filling in the job, checkpointed state {} of about {} after {} s",
+                        "{}: filling in the job, checkpointed state {} of about {} after {} s{}",
                         sut,
-                        new MemorySize(deployment.latestCheckpointStateSize())
-                                .toHumanReadableString(),
-                        new MemorySize(targetBytes).toHumanReadableString(),
-                        (now - start) / 1000);
+                        gigabytes(size),
+                        gigabytes(targetBytes),
+                        (now - start) / 1000,
+                        eta(size, now - start));
             }
         }
         long filledAt = System.currentTimeMillis();
@@ -90,7 +92,25 @@ final class StateFill {
         LOG.info(
                 "{}: state filled in the job to {} in {} s",
                 sut,
-                new MemorySize(deployment.latestCheckpointStateSize()).toHumanReadableString(),
+                gigabytes(deployment.latestCheckpointStateSize()),
                 (System.currentTimeMillis() - start) / 1000);
+    }
+
+    private static String gigabytes(long bytes) {
+        return String.format(Locale.ROOT, "%.2f GB", bytes / (double) (1L << 30));
+    }
+
+    /** ", ETA 12m30s" at the average rate so far; empty before anything was checkpointed. */
+    private String eta(long size, long elapsedMillis) {
+        if (size <= 0 || size >= targetBytes) {
+            return "";
+        }
+        long seconds = (long) ((targetBytes - size) * (elapsedMillis / 1000.0) / size);
+        return String.format(
+                Locale.ROOT,
+                ", %.1f MB/s, ETA %dm%02ds",
+                size / 1e6 / (elapsedMillis / 1000.0),
+                seconds / 60,
+                seconds % 60);
     }
 }

@@ -14,11 +14,13 @@
 
 package io.rhino.benchmarks.scenarios;
 
+import io.rhino.benchmarks.nexmark.generator.EventKind;
 import io.rhino.benchmarks.nexmark.generator.RateSchedule;
 import io.rhino.benchmarks.nexmark.kafka.EmbeddedKafka;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaProducer;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkTopics;
 import java.nio.file.Path;
+import java.util.Set;
 
 /**
  * The input side of a run: an embedded Kafka broker, the three NEXMark topics and the generator
@@ -93,6 +95,11 @@ final class KafkaFeed implements AutoCloseable {
 
     long producedBytes() {
         return producer.producedBytes();
+    }
+
+    /** Records produced so far of the given kinds (the topics a query reads). */
+    long producedRecords(Set<EventKind> kinds) {
+        return kinds.stream().mapToLong(producer::produced).sum();
     }
 
     @Override

@@ -17,6 +17,7 @@ package io.rhino.benchmarks.scenarios;
 import io.rhino.benchmarks.EmbeddedCluster;
 import io.rhino.benchmarks.harness.LatencyProbe;
 import io.rhino.benchmarks.harness.ThroughputProbe;
+import io.rhino.benchmarks.nexmark.generator.EventKind;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaSources;
 import io.rhino.benchmarks.nexmark.model.Auction;
 import io.rhino.benchmarks.nexmark.model.Bid;
@@ -29,7 +30,9 @@ import io.rhino.benchmarks.nexmark.queries.NbqX;
 import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
 import io.rhino.benchmarks.nexmark.queries.TimedResult;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -122,25 +125,33 @@ final class QueryJobs {
         return workload.stateSizeBytes() > 0 && workload.query().equals("nbq8");
     }
 
+    /** The kinds of events (topics) the query reads. */
+    static Set<EventKind> inputKinds(String query) {
+        return switch (query) {
+            case "nbq5" -> EnumSet.of(EventKind.BID);
+            case "nbq8" -> EnumSet.of(EventKind.PERSON, EventKind.AUCTION);
+            case "nbqx" -> EnumSet.of(EventKind.AUCTION, EventKind.BID);
+            default -> throw new IllegalArgumentException("unknown query " + query);
+        };
+    }
+
     /** Counts what the query consumes; a topic it does not read stays out of the job. */
     private static NexmarkStreams probeInputs(NexmarkStreams in, String query, String runId) {
-        boolean persons = query.equals("nbq8");
-        boolean auctions = !query.equals("nbq5");
-        boolean bids = !query.equals("nbq8");
+        Set<EventKind> read = inputKinds(query);
         return new NexmarkStreams(
-                persons
+                read.contains(EventKind.PERSON)
                         ? probed(
                                 in.persons(),
                                 "persons",
                                 new ThroughputProbe<Person>(runId, NexmarkCodec::sizeOf))
                         : in.persons(),
-                auctions
+                read.contains(EventKind.AUCTION)
                         ? probed(
                                 in.auctions(),
                                 "auctions",
                                 new ThroughputProbe<Auction>(runId, NexmarkCodec::sizeOf))
                         : in.auctions(),
-                bids
+                read.contains(EventKind.BID)
                         ? probed(
                                 in.bids(),
                                 "bids",

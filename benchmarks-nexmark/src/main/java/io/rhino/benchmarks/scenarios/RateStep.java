@@ -20,7 +20,8 @@ package io.rhino.benchmarks.scenarios;
  * @param targetMegabytesPerSecond the rate the generator was set to, all threads together
  * @param producedMegabytesPerSecond what it produced
  * @param consumedMegabytesPerSecond what the query consumed (the topics it reads)
- * @param consumedRecordsPerSecond the same in records
+ * @param producedInputRecordsPerSecond records produced to the topics the query reads
+ * @param consumedRecordsPerSecond what the query consumed in records
  * @param medianP99Ms median of the per-second p99 latencies; -1 without results
  * @param sustained the verdict
  */
@@ -28,6 +29,7 @@ record RateStep(
         double targetMegabytesPerSecond,
         double producedMegabytesPerSecond,
         double consumedMegabytesPerSecond,
+        double producedInputRecordsPerSecond,
         double consumedRecordsPerSecond,
         long medianP99Ms,
         boolean sustained) {}

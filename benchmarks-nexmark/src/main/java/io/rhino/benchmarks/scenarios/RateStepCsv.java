@@ -45,6 +45,7 @@ final class RateStepCsv {
                                         "target_mb_per_s",
                                         "produced_mb_per_s",
                                         "consumed_mb_per_s",
+                                        "produced_input_records_per_s",
                                         "consumed_records_per_s",
                                         "median_p99_ms",
                                         "sustained")
@@ -63,6 +64,7 @@ final class RateStepCsv {
                     MaxThroughputScenario.format(step.targetMegabytesPerSecond()),
                     MaxThroughputScenario.format(step.producedMegabytesPerSecond()),
                     MaxThroughputScenario.format(step.consumedMegabytesPerSecond()),
+                    Math.round(step.producedInputRecordsPerSecond()),
                     Math.round(step.consumedRecordsPerSecond()),
                     step.medianP99Ms(),
                     step.sustained());

@@ -173,25 +173,9 @@ class RhinoHandoverITCase {
     private static void checkGateGaugesAgreeWithTheRoutingTables(JobID jobId) throws Exception {
         for (String operator : TestPipelines.RHINO_OPERATORS) {
             RoutingTable table = RhinoHandovers.manager(jobId, operator).routingTable();
-            Map<Integer, Long> owned = new TreeMap<>();
-            Map<Integer, Long> buffered = new TreeMap<>();
             String gate = operator + " (Rhino gate)";
-            forEachMetric(
-                    jobId,
-                    "rhinoOwnedVnodes",
-                    (group, metric) -> {
-                        if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
-                            owned.put(subtaskOf(group), gaugeValue(metric));
-                        }
-                    });
-            forEachMetric(
-                    jobId,
-                    "rhinoBufferedRecords",
-                    (group, metric) -> {
-                        if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
-                            buffered.put(subtaskOf(group), gaugeValue(metric));
-                        }
-                    });
+            Map<Integer, Long> owned = gateGauge(jobId, gate, "rhinoOwnedVnodes");
+            Map<Integer, Long> buffered = gateGauge(jobId, gate, "rhinoBufferedRecords");
             Map<Integer, Long> expected = new TreeMap<>();
             for (int subtask = 0; subtask < 3; subtask++) {
                 expected.put(subtask, (long) table.vnodesOwnedBy(subtask).length);
@@ -202,6 +186,20 @@ class RhinoHandoverITCase {
                     .hasSize(3)
                     .containsOnly(0L);
         }
+    }
+
+    /** The gauge {@code name} of each subtask of the gate operator {@code gate}. */
+    private static Map<Integer, Long> gateGauge(JobID jobId, String gate, String name) {
+        Map<Integer, Long> bySubtask = new TreeMap<>();
+        forEachMetric(
+                jobId,
+                name,
+                (group, metric) -> {
+                    if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
+                        bySubtask.put(subtaskOf(group), gaugeValue(metric));
+                    }
+                });
+        return bySubtask;
     }
 
     private static int subtaskOf(MetricGroup group) {

@@ -58,16 +58,7 @@ class CheckpointSizeTest {
         Path checkpoints = tmp.resolve("checkpoints");
         harness = new VnodeBackendHarness(SPEC, checkpoints);
         VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
-        ValueState<byte[]> values =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
-        Random random = new Random(42);
-        for (long key = 0; key < 2_000; key++) {
-            byte[] value = new byte[512]; // random: RocksDB cannot compress it away
-            random.nextBytes(value);
-            backend.setCurrentKey(key);
-            values.update(value);
-        }
+        putRandomValues(backend, 2_000, 512);
 
         KeyedStateHandle handle = harness.checkpoint(backend, 1);
 
@@ -88,16 +79,7 @@ class CheckpointSizeTest {
         Path checkpoints = tmp.resolve("checkpoints");
         harness = new VnodeBackendHarness(new RhinoOperatorSpec("op", 128, 1, 1, 1), checkpoints);
         VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
-        ValueState<byte[]> values =
-                backend.getPartitionedState(
-                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
-        Random random = new Random(7);
-        for (long key = 0; key < 2_000; key++) {
-            byte[] value = new byte[4096];
-            random.nextBytes(value);
-            backend.setCurrentKey(key);
-            values.update(value);
-        }
+        putRandomValues(backend, 2_000, 4096);
 
         // one vnode: its manifest is a few KB, its SST file 8 MB
         KeyedStateHandle handle = harness.checkpoint(backend, 1, 16 * 1024);
@@ -105,6 +87,21 @@ class CheckpointSizeTest {
         assertThat(((KeyGroupsStateHandle) handle).getDelegateStateHandle())
                 .isNotInstanceOf(ByteStreamStateHandle.class);
         assertThat(handle.getStateSize()).isGreaterThan(2_000L * 4096);
+    }
+
+    /** Random values: RocksDB cannot compress them away. */
+    private static void putRandomValues(
+            VnodeKeyedStateBackend<Long> backend, int keys, int valueBytes) throws Exception {
+        ValueState<byte[]> values =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+        Random random = new Random(42);
+        for (long key = 0; key < keys; key++) {
+            byte[] value = new byte[valueBytes];
+            random.nextBytes(value);
+            backend.setCurrentKey(key);
+            values.update(value);
+        }
     }
 
     private static long bytesUnder(Path dir) throws Exception {

@@ -17,6 +17,7 @@ package io.rhino.benchmarks.harness;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 
 /**
  * Searches the highest input rate a system sustains: doubles the rate until a step fails, then
@@ -100,10 +101,16 @@ public final class SustainableRateSearch {
      * @param p99PerSecond the p99 latency of each second judged, seconds without results left out
      */
     public static boolean sustained(List<Long> p99PerSecond, long boundMillis) {
-        if (p99PerSecond.isEmpty()) {
-            return false;
+        OptionalLong median = median(p99PerSecond);
+        return median.isPresent() && median.getAsLong() <= boundMillis;
+    }
+
+    /** The median (the lower of the middle two) of per-second latencies; empty without any. */
+    public static OptionalLong median(List<Long> millisPerSecond) {
+        if (millisPerSecond.isEmpty()) {
+            return OptionalLong.empty();
         }
-        List<Long> sorted = p99PerSecond.stream().sorted().toList();
-        return sorted.get((sorted.size() - 1) / 2) <= boundMillis;
+        List<Long> sorted = millisPerSecond.stream().sorted().toList();
+        return OptionalLong.of(sorted.get((sorted.size() - 1) / 2));
     }
 }

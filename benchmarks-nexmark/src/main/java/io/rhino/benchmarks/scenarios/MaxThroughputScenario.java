@@ -188,14 +188,13 @@ public record MaxThroughputScenario(
                         // a job that reads less than is produced falls behind, even while its
                         // latency still looks good
                         && consumed >= 0.95 * producedInput;
-        List<Long> sorted = p99s.stream().sorted().toList();
         return new RateStep(
                 rate,
                 produced,
                 consumedSeconds > 0 ? consumedBytes / 1e6 / consumedSeconds : 0,
                 producedInput,
                 consumed,
-                sorted.isEmpty() ? -1 : sorted.get((sorted.size() - 1) / 2),
+                SustainableRateSearch.median(p99s).orElse(-1),
                 sustained);
     }
 

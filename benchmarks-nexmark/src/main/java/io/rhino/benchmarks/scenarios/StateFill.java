@@ -37,30 +37,24 @@ final class StateFill {
         this.sut = sut;
     }
 
+    /** A check that may ask the cluster. */
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    /** Waits until the latest checkpoint holds the target size (a fill through Kafka). */
     void await() throws Exception {
         long start = System.currentTimeMillis();
-        long lastLog = start;
-        long size;
-        while ((size = deployment.latestCheckpointStateSize()) < targetBytes) {
-            Thread.sleep(1000);
-            long now = System.currentTimeMillis();
-            if (now - lastLog >= 10_000) {
-                lastLog = now;
-                LOG.info(
-                        "{}: state {} of {} after {} s{} ({} produced)",
-                        sut,
-                        gigabytes(size),
-                        gigabytes(targetBytes),
-                        (now - start) / 1000,
-                        eta(size, now - start),
-                        gigabytes(deployment.feed().producedBytes()));
-            }
-        }
+        awaitLogging(
+                () -> deployment.latestCheckpointStateSize() >= targetBytes,
+                "filling through Kafka",
+                start);
         LOG.info(
-                "{}: state filled to {} in {} s",
+                "{}: state filled to {} in {} s ({} produced)",
                 sut,
-                gigabytes(size),
-                (System.currentTimeMillis() - start) / 1000);
+                gigabytes(deployment.latestCheckpointStateSize()),
+                (System.currentTimeMillis() - start) / 1000,
+                gigabytes(deployment.feed().producedBytes()));
     }
 
     /**
@@ -69,22 +63,10 @@ final class StateFill {
      */
     void awaitInJobFill() throws Exception {
         long start = System.currentTimeMillis();
-        long lastLog = start;
-        while (!deployment.sourcesFinished(InJobFill.SOURCE_PREFIX)) {
-            Thread.sleep(1000);
-            long now = System.currentTimeMillis();
-            if (now - lastLog >= 10_000) {
-                lastLog = now;
-                long size = deployment.latestCheckpointStateSize();
-                LOG.info(
-                        "{}: filling in the job, checkpointed state {} of about {} after {} s{}",
-                        sut,
-                        gigabytes(size),
-                        gigabytes(targetBytes),
-                        (now - start) / 1000,
-                        eta(size, now - start));
-            }
-        }
+        awaitLogging(
+                () -> deployment.sourcesFinished(InJobFill.SOURCE_PREFIX),
+                "filling in the job",
+                start);
         long filledAt = System.currentTimeMillis();
         while (deployment.latestCheckpointTriggeredMillis() < filledAt) {
             Thread.sleep(200);
@@ -94,6 +76,27 @@ final class StateFill {
                 sut,
                 gigabytes(deployment.latestCheckpointStateSize()),
                 (System.currentTimeMillis() - start) / 1000);
+    }
+
+    /** Polls {@code done} every second; every 10 s logs the checkpointed size, rate and ETA. */
+    private void awaitLogging(Condition done, String what, long start) throws Exception {
+        long lastLog = start;
+        while (!done.holds()) {
+            Thread.sleep(1000);
+            long now = System.currentTimeMillis();
+            if (now - lastLog >= 10_000) {
+                lastLog = now;
+                long size = deployment.latestCheckpointStateSize();
+                LOG.info(
+                        "{}: {}, checkpointed state {} of about {} after {} s{}",
+                        sut,
+                        what,
+                        gigabytes(size),
+                        gigabytes(targetBytes),
+                        (now - start) / 1000,
+                        eta(size, now - start));
+            }
+        }
     }
 
     private static String gigabytes(long bytes) {

@@ -14,7 +14,9 @@
 
 package io.rhino.benchmarks;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -25,11 +27,12 @@ import java.util.Map;
 public final class Args {
 
     /** One flag: its default value and what it means. */
-    record Flag(String name, String defaultValue, String description) {}
+    record Flag(String name, String defaultValue, String description, boolean repeatable) {}
 
     private final String program;
     private final Map<String, Flag> flags = new LinkedHashMap<>();
     private final Map<String, String> values = new LinkedHashMap<>();
+    private final Map<String, List<String>> repeated = new LinkedHashMap<>();
 
     public Args(String program) {
         this.program = program;
@@ -37,7 +40,13 @@ public final class Args {
 
     /** Declares a flag (without the leading dashes). */
     public Args flag(String name, Object defaultValue, String description) {
-        flags.put(name, new Flag(name, String.valueOf(defaultValue), description));
+        flags.put(name, new Flag(name, String.valueOf(defaultValue), description, false));
+        return this;
+    }
+
+    /** Declares a flag that may be given any number of times (read with {@link #getAll}). */
+    public Args repeatableFlag(String name, String description) {
+        flags.put(name, new Flag(name, "none", description + " (repeatable)", true));
         return this;
     }
 
@@ -49,6 +58,7 @@ public final class Args {
      */
     public boolean parse(String[] args) {
         values.clear();
+        repeated.clear();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--help") || arg.equals("-h")) {
@@ -71,20 +81,37 @@ public final class Args {
                 throw new IllegalArgumentException(
                         "Flag --" + name + " needs a value.\n" + usage());
             }
-            if (!flags.containsKey(name)) {
+            Flag flag = flags.get(name);
+            if (flag == null) {
                 throw new IllegalArgumentException("Unknown flag --" + name + ".\n" + usage());
             }
-            values.put(name, value);
+            if (flag.repeatable()) {
+                repeated.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
+            } else {
+                values.put(name, value);
+            }
         }
         return true;
     }
 
     public String get(String name) {
-        Flag flag = flags.get(name);
-        if (flag == null) {
-            throw new IllegalStateException("undeclared flag " + name);
-        }
+        Flag flag = declared(name, false);
         return values.getOrDefault(name, flag.defaultValue());
+    }
+
+    /** Every value of a repeatable flag, in the order given. */
+    public List<String> getAll(String name) {
+        declared(name, true);
+        return List.copyOf(repeated.getOrDefault(name, List.of()));
+    }
+
+    private Flag declared(String name, boolean repeatable) {
+        Flag flag = flags.get(name);
+        if (flag == null || flag.repeatable() != repeatable) {
+            throw new IllegalStateException(
+                    "undeclared " + (repeatable ? "repeatable " : "") + "flag " + name);
+        }
+        return flag;
     }
 
     public long getLong(String name) {

@@ -14,6 +14,8 @@
 
 package io.rhino.benchmarks.scenarios;
 
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 
 /**
@@ -22,13 +24,31 @@ import org.apache.flink.configuration.MemorySize;
  * @param taskManagers TaskManagers (the paper's VMs)
  * @param slotsPerTaskManager slots of each; spare slots let a job restart after a TaskManager dies
  * @param managedMemory managed memory (RocksDB's memory) of each TaskManager
+ * @param flinkOptions Flink options (e.g. RocksDB's) set on the cluster and on every job, over the
+ *     scenarios' own settings; the same for every system under test
  */
-public record ClusterShape(int taskManagers, int slotsPerTaskManager, MemorySize managedMemory) {
+public record ClusterShape(
+        int taskManagers,
+        int slotsPerTaskManager,
+        MemorySize managedMemory,
+        Map<String, String> flinkOptions) {
 
     public ClusterShape {
         if (taskManagers < 1 || slotsPerTaskManager < 1) {
             throw new IllegalArgumentException("need at least one TaskManager and slot");
         }
+        flinkOptions = Map.copyOf(flinkOptions);
+    }
+
+    public ClusterShape(int taskManagers, int slotsPerTaskManager, MemorySize managedMemory) {
+        this(taskManagers, slotsPerTaskManager, managedMemory, Map.of());
+    }
+
+    /** {@link #flinkOptions} on top of {@code base}. */
+    Configuration withFlinkOptions(Configuration base) {
+        Configuration config = new Configuration(base);
+        config.addAll(Configuration.fromMap(flinkOptions));
+        return config;
     }
 
     /** Four TaskManagers of two slots: keyed parallelism 4, one subtask per TaskManager. */

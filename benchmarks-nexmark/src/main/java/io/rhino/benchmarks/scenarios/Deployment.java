@@ -56,7 +56,8 @@ final class Deployment implements AutoCloseable {
     /**
      * Starts a cluster of {@code shape} (slots spread evenly over the TaskManagers, so that keyed
      * subtasks land on different TaskManagers, as on the paper's VMs) with {@code clusterOptions}
-     * on top, and a Kafka feed producing at {@code initialRate} once started.
+     * and the shape's Flink options on top, and a Kafka feed producing at {@code initialRate} once
+     * started.
      */
     static Deployment start(
             String sut,
@@ -73,6 +74,7 @@ final class Deployment implements AutoCloseable {
         // A dead TaskManager is noticed within seconds, not the default 50 s.
         config.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
         config.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
+        config = shape.withFlinkOptions(config);
         EmbeddedCluster cluster = null;
         try {
             cluster =

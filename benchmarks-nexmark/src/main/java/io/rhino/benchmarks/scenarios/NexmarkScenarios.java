@@ -23,8 +23,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.util.TimeUtils;
 import org.slf4j.Logger;
@@ -61,6 +63,10 @@ public final class NexmarkScenarios {
                 .flag("task-managers", 4, "TaskManagers of the embedded cluster")
                 .flag("slots", 2, "slots per TaskManager")
                 .flag("managed-memory", "256m", "managed memory per TaskManager")
+                .repeatableFlag(
+                        "flink-conf",
+                        "a Flink option key=value for the cluster and the jobs of every system,"
+                                + " e.g. state.backend.rocksdb.compaction.style=UNIVERSAL")
                 .flag("vnodes", 16, "Rhino vnodes per keyed operator")
                 .flag("rebalance-subtasks", 2, "subtasks giving away half their vnodes")
                 .flag("producer-threads", 1, "generator threads")
@@ -88,7 +94,8 @@ public final class NexmarkScenarios {
                 new ClusterShape(
                         args.getInt("task-managers", 1),
                         args.getInt("slots", 1),
-                        MemorySize.parse(args.get("managed-memory")));
+                        MemorySize.parse(args.get("managed-memory")),
+                        flinkOptions(args.getAll("flink-conf")));
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : list(args.get("scenario"))) {
             scenarios.add(
@@ -153,6 +160,22 @@ public final class NexmarkScenarios {
                     throw new IllegalArgumentException(
                             "--suts takes rhino, flink and flink-local, not " + name);
         };
+    }
+
+    static Map<String, String> flinkOptions(List<String> keyValues) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String keyValue : keyValues) {
+            int eq = keyValue.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(
+                        "--flink-conf takes key=value, e.g."
+                                + " state.backend.rocksdb.compaction.style=UNIVERSAL, not '"
+                                + keyValue
+                                + "'");
+            }
+            options.put(keyValue.substring(0, eq).trim(), keyValue.substring(eq + 1).trim());
+        }
+        return options;
     }
 
     private static List<String> list(String value) {

@@ -134,7 +134,7 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
         // process one compaction thread, which caps the state a fill can build at a few MB/s.
         config.set(RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS, ROCKSDB_BACKGROUND_JOBS);
         configureJob(config, checkpointDir());
-        return StreamExecutionEnvironment.getExecutionEnvironment(config);
+        return StreamExecutionEnvironment.getExecutionEnvironment(shape.withFlinkOptions(config));
     }
 
     Path checkpointDir() {

@@ -27,9 +27,15 @@ public final class FillRecords {
 
     private FillRecords() {}
 
-    /** The fill id standing for a generator id (which is never negative). */
+    /**
+     * The fill id standing for a generator id (which is never negative): ascending from {@code
+     * Long.MIN_VALUE}, so that fill keys also ascend as serialized bytes (big-endian). Flink's
+     * RocksDB timer queue keeps the smallest timers of each key group in a small sorted cache: with
+     * descending keys ({@code -1 - id}) every fill record's timer sorted first and was inserted
+     * into that cache, evicting another, which took ~45% of the join's CPU during a fill.
+     */
     public static long fillId(long generatorId) {
-        return -1 - generatorId;
+        return Long.MIN_VALUE + generatorId;
     }
 
     /** Moves a generated person into the fill key space. */

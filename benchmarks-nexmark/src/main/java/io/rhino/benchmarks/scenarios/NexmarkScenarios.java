@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.util.TimeUtils;
 import org.slf4j.Logger;
@@ -40,6 +41,14 @@ import org.slf4j.LoggerFactory;
 public final class NexmarkScenarios {
 
     private static final Logger LOG = LoggerFactory.getLogger(NexmarkScenarios.class);
+
+    /** From this state size on, the fill's settings matter (see {@link #largeStateAdvice}). */
+    private static final MemorySize LARGE_STATE = MemorySize.parse("4g");
+
+    private static final java.time.Duration LARGE_STATE_CHECKPOINT_INTERVAL =
+            java.time.Duration.ofSeconds(60);
+
+    private static final MemorySize LARGE_STATE_MANAGED_MEMORY = MemorySize.parse("2g");
 
     private NexmarkScenarios() {}
 
@@ -108,6 +117,11 @@ public final class NexmarkScenarios {
                                     args.getInt("max-steps", 1))
                             : Scenarios.create(name, settings(args, name)));
         }
+        largeStateAdvice(
+                        MemorySize.parse(args.get("state-size")).getBytes(),
+                        TimeUtils.parseDuration(args.get("checkpoint-interval")),
+                        shape.managedMemory())
+                .ifPresent(LOG::warn);
         List<SystemUnderTest> suts = new ArrayList<>();
         for (String sut : list(args.get("suts"))) {
             suts.add(sut(sut, shape, args.getLong("seed")));
@@ -160,6 +174,34 @@ public final class NexmarkScenarios {
                     throw new IllegalArgumentException(
                             "--suts takes rhino, flink and flink-local, not " + name);
         };
+    }
+
+    /**
+     * Advice when a large fill is asked for with settings that make it crawl: every checkpoint
+     * flushes every RocksDB memtable, so frequent checkpoints (or memtables kept small by little
+     * managed memory) turn the fill into a stream of small files that compaction rewrites again and
+     * again.
+     */
+    static Optional<String> largeStateAdvice(
+            long stateBytes, java.time.Duration checkpointInterval, MemorySize managedMemory) {
+        boolean large = stateBytes >= LARGE_STATE.getBytes();
+        boolean frequent = checkpointInterval.compareTo(LARGE_STATE_CHECKPOINT_INTERVAL) < 0;
+        boolean small = managedMemory.compareTo(LARGE_STATE_MANAGED_MEMORY) < 0;
+        if (!large || (!frequent && !small)) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                String.format(
+                        Locale.ROOT,
+                        "Filling %.1f GB with checkpoints every %s and %d MB of managed memory"
+                                + " per TaskManager: each checkpoint flushes every RocksDB"
+                                + " memtable, and compacting the many small files costs more CPU"
+                                + " than the fill itself. For large state pass"
+                                + " --checkpoint-interval 60s --managed-memory 2g or more (the"
+                                + " paper checkpointed every 2-3 min).",
+                        stateBytes / (double) (1L << 30),
+                        TimeUtils.formatWithHighestUnit(checkpointInterval),
+                        managedMemory.getMebiBytes()));
     }
 
     static Map<String, String> flinkOptions(List<String> keyValues) {

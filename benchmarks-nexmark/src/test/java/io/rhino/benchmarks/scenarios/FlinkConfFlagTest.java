@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.benchmarks.Args;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -68,5 +69,34 @@ class FlinkConfFlagTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key=value")
                 .hasMessageContaining("'UNIVERSAL'");
+    }
+
+    @Test
+    void aLargeFillWithFrequentCheckpointsOrLittleMemoryGetsAdvice() {
+        MemorySize twentyGb = MemorySize.parse("20g");
+        MemorySize twoGb = MemorySize.parse("2g");
+        assertThat(
+                        NexmarkScenarios.largeStateAdvice(
+                                twentyGb.getBytes(), Duration.ofSeconds(5), twoGb))
+                .hasValueSatisfying(
+                        advice ->
+                                assertThat(advice)
+                                        .contains("20.0 GB", "every 5 s", "--checkpoint-interval"));
+        assertThat(
+                        NexmarkScenarios.largeStateAdvice(
+                                twentyGb.getBytes(),
+                                Duration.ofSeconds(60),
+                                MemorySize.parse("256m")))
+                .hasValueSatisfying(advice -> assertThat(advice).contains("256 MB"));
+        assertThat(
+                        NexmarkScenarios.largeStateAdvice(
+                                twentyGb.getBytes(), Duration.ofSeconds(60), twoGb))
+                .isEmpty();
+        assertThat(
+                        NexmarkScenarios.largeStateAdvice(
+                                MemorySize.parse("1g").getBytes(),
+                                Duration.ofSeconds(5),
+                                MemorySize.parse("256m")))
+                .isEmpty();
     }
 }

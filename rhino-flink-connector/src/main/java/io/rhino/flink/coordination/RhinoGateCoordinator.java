@@ -97,6 +97,15 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     shipped.copiedBytes());
             manager.onOriginShipped(shipped.handoverId(), subtask, shipped.vnodes());
         } else if (event instanceof TargetInstalledEvent installed) {
+            LOG.info(
+                    "Handover {} of '{}': target {} installed vnodes {} in {} ms and replayed {}"
+                            + " records that had waited for them",
+                    installed.handoverId(),
+                    spec.name(),
+                    subtask,
+                    installed.vnodes(),
+                    installed.installMillis(),
+                    installed.replayedRecords());
             manager.onTargetInstalled(installed.handoverId(), subtask, installed.vnodes());
         } else if (event instanceof GateLocationEvent location) {
             hub.gateLocation(subtask, location.taskManager());

@@ -291,8 +291,15 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         VnodeKeyedStateBackend<?> backend = backend();
         Set<Integer> vnodes = new TreeSet<>();
         for (ShippedVnode shipped : event.vnodes()) {
+            long vnodeStart = System.nanoTime();
             stateTransfer.install(backend, shipped.vnode(), shipped.payload());
             vnodes.add(shipped.vnode());
+            LOG.info(
+                    "{} gate {} installed vnode {} in {} ms",
+                    spec.name(),
+                    subtask(),
+                    shipped.vnode(),
+                    (System.nanoTime() - vnodeStart) / 1_000_000);
         }
         long installMillis = (System.nanoTime() - start) / 1_000_000;
         GateHandover handover = handover(event.handoverId());

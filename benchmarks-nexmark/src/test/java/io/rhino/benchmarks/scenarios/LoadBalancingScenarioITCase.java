@@ -34,8 +34,6 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.imageio.ImageIO;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -113,22 +111,12 @@ class LoadBalancingScenarioITCase {
                 .containsKeys("savepoint", "restore until processing");
 
         Path dir = out.resolve("nbq8-load-balancing");
-        try (CSVParser csv =
-                CSVParser.parse(
-                        dir.resolve("phases.csv"),
-                        StandardCharsets.UTF_8,
-                        CSVFormat.DEFAULT
-                                .builder()
-                                .setHeader()
-                                .setSkipHeaderRecord(true)
-                                .build())) {
-            List<CSVRecord> rows = csv.getRecords();
-            for (String sut : List.of("rhino", "flink")) {
-                assertThat(rows)
-                        .filteredOn(r -> r.get("sut").equals(sut))
-                        .filteredOn(r -> r.get("kind").equals("reconfiguration"))
-                        .hasSize(1);
-            }
+        List<CSVRecord> rows = ScenarioCsvs.records(dir.resolve("phases.csv"));
+        for (String sut : List.of("rhino", "flink")) {
+            assertThat(rows)
+                    .filteredOn(r -> r.get("sut").equals(sut))
+                    .filteredOn(r -> r.get("kind").equals("reconfiguration"))
+                    .hasSize(1);
         }
         assertThat(Files.readString(dir.resolve("timeseries.csv")))
                 .contains(",rhino,")

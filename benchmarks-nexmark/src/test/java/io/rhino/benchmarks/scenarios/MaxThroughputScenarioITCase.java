@@ -20,12 +20,9 @@ import io.rhino.benchmarks.harness.RunData;
 import io.rhino.benchmarks.harness.ScenarioRunner;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.apache.commons.csv.CSVFormat;
-import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,29 +69,20 @@ class MaxThroughputScenarioITCase {
         assertThat(run.figures()).containsKey(MaxThroughputScenario.MAX_SUSTAINABLE);
         assertThat(run.figures().get(MaxThroughputScenario.MAX_SUSTAINABLE)).isIn(0.1, 0.2);
 
-        try (CSVParser csv =
-                CSVParser.parse(
-                        out.resolve("nbq8-max-throughput").resolve("steps-rhino.csv"),
-                        StandardCharsets.UTF_8,
-                        CSVFormat.DEFAULT
-                                .builder()
-                                .setHeader()
-                                .setSkipHeaderRecord(true)
-                                .build())) {
-            List<CSVRecord> steps = csv.getRecords();
-            assertThat(steps)
-                    .extracting(r -> r.get("target_mb_per_s"))
-                    .containsExactly("0.100", "0.200");
-            for (CSVRecord step : steps) {
-                double target = Double.parseDouble(step.get("target_mb_per_s"));
-                assertThat(Double.parseDouble(step.get("produced_mb_per_s")))
-                        .as("produced at %s MB/s", target)
-                        .isGreaterThan(0.5 * target);
-                // NBQ8 reads persons and auctions: 1,013 of every 2,485 bytes produced
-                assertThat(Double.parseDouble(step.get("consumed_mb_per_s")))
-                        .as("consumed at %s MB/s", target)
-                        .isGreaterThan(0.2 * target);
-            }
+        List<CSVRecord> steps =
+                ScenarioCsvs.records(out.resolve("nbq8-max-throughput").resolve("steps-rhino.csv"));
+        assertThat(steps)
+                .extracting(r -> r.get("target_mb_per_s"))
+                .containsExactly("0.100", "0.200");
+        for (CSVRecord step : steps) {
+            double target = Double.parseDouble(step.get("target_mb_per_s"));
+            assertThat(Double.parseDouble(step.get("produced_mb_per_s")))
+                    .as("produced at %s MB/s", target)
+                    .isGreaterThan(0.5 * target);
+            // NBQ8 reads persons and auctions: 1,013 of every 2,485 bytes produced
+            assertThat(Double.parseDouble(step.get("consumed_mb_per_s")))
+                    .as("consumed at %s MB/s", target)
+                    .isGreaterThan(0.2 * target);
         }
     }
 }

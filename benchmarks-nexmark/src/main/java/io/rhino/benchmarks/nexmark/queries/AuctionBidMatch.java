@@ -21,7 +21,7 @@ package io.rhino.benchmarks.nexmark.queries;
  * @param windowStart the window's start for tumbling windows; -1 for session windows, whose bounds
  *     a window join does not expose (auction, bid and sub-query identify the match)
  * @param windowEnd the window's end for tumbling windows; -1 for session windows
- * @param newestCreation the newer of the auction's and the bid's creation timestamps
+ * @param newestCreation the newest creation timestamp of the window's auctions and bids
  */
 public record AuctionBidMatch(
         String window,

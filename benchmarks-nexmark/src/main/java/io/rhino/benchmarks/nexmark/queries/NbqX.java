@@ -20,13 +20,14 @@ import io.rhino.flink.api.RhinoStreams;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.functions.JoinFunction;
+import org.apache.flink.api.common.functions.CoGroupFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.Collector;
 
 /**
  * NBQX, the paper's own query: session-window joins of auctions and bids on the auction id (gaps of
@@ -103,7 +104,7 @@ public final class NbqX {
         MatchAuctionBid match = new MatchAuctionBid(window, tumblingMillis);
         if (keying.rhino()) {
             return Keying.named(
-                    RhinoStreams.join(in.auctions(), in.bids(), keying.options(operator))
+                    RhinoStreams.coGroup(in.auctions(), in.bids(), keying.options(operator))
                             .where(new Keys.AuctionId())
                             .equalTo(new Keys.BidAuction())
                             .window(windows)
@@ -112,7 +113,7 @@ public final class NbqX {
         }
         return keying.plain(
                 in.auctions()
-                        .join(in.bids())
+                        .coGroup(in.bids())
                         .where(new Keys.AuctionId())
                         .equalTo(new Keys.BidAuction())
                         .window(windows)
@@ -134,8 +135,13 @@ public final class NbqX {
         return seconds + "s";
     }
 
-    /** One result per (auction, bid) pair of a window. */
-    static final class MatchAuctionBid implements JoinFunction<Auction, Bid, AuctionBidMatch> {
+    /**
+     * One result per (auction, bid) pair of a window, as a window join emits them, each stamped
+     * with the newest creation time of the whole window's auctions and bids: the pair's own newer
+     * time would make a pair with an early bid carry the window's age (for a session that keeps
+     * getting bids, growing a second per second) instead of the delay of the firing.
+     */
+    static final class MatchAuctionBid implements CoGroupFunction<Auction, Bid, AuctionBidMatch> {
         private final String window;
         private final long tumblingMillis;
 
@@ -146,7 +152,23 @@ public final class NbqX {
         }
 
         @Override
-        public AuctionBidMatch join(Auction auction, Bid bid) {
+        public void coGroup(
+                Iterable<Auction> auctions, Iterable<Bid> bids, Collector<AuctionBidMatch> out) {
+            long newest = Long.MIN_VALUE;
+            for (Auction auction : auctions) {
+                newest = Math.max(newest, auction.dateTime);
+            }
+            for (Bid bid : bids) {
+                newest = Math.max(newest, bid.dateTime);
+            }
+            for (Auction auction : auctions) {
+                for (Bid bid : bids) {
+                    out.collect(match(auction, bid, newest));
+                }
+            }
+        }
+
+        private AuctionBidMatch match(Auction auction, Bid bid, long newestCreation) {
             long start =
                     tumblingMillis > 0
                             ? TimeWindow.getWindowStartWithOffset(
@@ -162,7 +184,7 @@ public final class NbqX {
                     bid.dateTime,
                     start,
                     tumblingMillis > 0 ? start + tumblingMillis : -1,
-                    Math.max(auction.dateTime, bid.dateTime));
+                    newestCreation);
         }
     }
 }

@@ -288,11 +288,23 @@ class QueryEquivalenceTest {
         return sorted(lines);
     }
 
-    /** Auction-bid pairs on the same auction in the same tumbling window. */
+    /**
+     * Auction-bid pairs on the same auction in the same tumbling window, each stamped with the
+     * newest creation of that auction's window (the auction and all its bids in the window).
+     */
     private static List<String> expectedNbqXTumbling() {
         long size = NBQX_TUMBLING.toMillis();
         Map<Long, Auction> auctions = new HashMap<>();
         EVENTS.auctions().forEach(auction -> auctions.put(auction.id, auction));
+        Map<Long, Long> newestInWindow = new HashMap<>();
+        for (Bid bid : EVENTS.bids()) {
+            Auction auction = auctions.get(bid.auction);
+            long start = auction.dateTime - Math.floorMod(auction.dateTime, size);
+            if (bid.dateTime >= start && bid.dateTime < start + size) {
+                newestInWindow.merge(
+                        auction.id, Math.max(auction.dateTime, bid.dateTime), Math::max);
+            }
+        }
         List<String> lines = new ArrayList<>();
         for (Bid bid : EVENTS.bids()) {
             Auction auction = auctions.get(bid.auction);
@@ -309,7 +321,7 @@ class QueryEquivalenceTest {
                                         bid.dateTime,
                                         start,
                                         start + size,
-                                        Math.max(auction.dateTime, bid.dateTime))
+                                        newestInWindow.get(auction.id))
                                 .toString());
             }
         }

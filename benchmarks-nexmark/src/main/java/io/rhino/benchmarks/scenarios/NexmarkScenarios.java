@@ -45,10 +45,10 @@ public final class NexmarkScenarios {
     /** From this state size on, the fill's settings matter (see {@link #largeStateAdvice}). */
     private static final MemorySize LARGE_STATE = MemorySize.parse("4g");
 
-    private static final java.time.Duration LARGE_STATE_CHECKPOINT_INTERVAL =
-            java.time.Duration.ofSeconds(60);
+    /** The flags' values advised for large state, as they are typed. */
+    private static final String LARGE_STATE_CHECKPOINT_INTERVAL = "60s";
 
-    private static final MemorySize LARGE_STATE_MANAGED_MEMORY = MemorySize.parse("2g");
+    private static final String LARGE_STATE_MANAGED_MEMORY = "2g";
 
     private NexmarkScenarios() {}
 
@@ -185,23 +185,28 @@ public final class NexmarkScenarios {
     static Optional<String> largeStateAdvice(
             long stateBytes, java.time.Duration checkpointInterval, MemorySize managedMemory) {
         boolean large = stateBytes >= LARGE_STATE.getBytes();
-        boolean frequent = checkpointInterval.compareTo(LARGE_STATE_CHECKPOINT_INTERVAL) < 0;
-        boolean small = managedMemory.compareTo(LARGE_STATE_MANAGED_MEMORY) < 0;
+        boolean frequent =
+                checkpointInterval.compareTo(
+                                TimeUtils.parseDuration(LARGE_STATE_CHECKPOINT_INTERVAL))
+                        < 0;
+        boolean small = managedMemory.compareTo(MemorySize.parse(LARGE_STATE_MANAGED_MEMORY)) < 0;
         if (!large || (!frequent && !small)) {
             return Optional.empty();
         }
         return Optional.of(
                 String.format(
                         Locale.ROOT,
-                        "Filling %.1f GB with checkpoints every %s and %d MB of managed memory"
-                                + " per TaskManager: each checkpoint flushes every RocksDB"
-                                + " memtable, and compacting the many small files costs more CPU"
-                                + " than the fill itself. For large state pass"
-                                + " --checkpoint-interval 60s --managed-memory 2g or more (the"
-                                + " paper checkpointed every 2-3 min).",
-                        stateBytes / (double) (1L << 30),
+                        "Filling %s with checkpoints every %s and %d MB of managed memory per"
+                                + " TaskManager: each checkpoint flushes every RocksDB memtable,"
+                                + " and compacting the many small files costs more CPU than the"
+                                + " fill itself. For large state pass --checkpoint-interval %s"
+                                + " --managed-memory %s or more (the paper checkpointed every"
+                                + " 2-3 min).",
+                        Scenarios.gigabytes(stateBytes),
                         TimeUtils.formatWithHighestUnit(checkpointInterval),
-                        managedMemory.getMebiBytes()));
+                        managedMemory.getMebiBytes(),
+                        LARGE_STATE_CHECKPOINT_INTERVAL,
+                        LARGE_STATE_MANAGED_MEMORY));
     }
 
     static Map<String, String> flinkOptions(List<String> keyValues) {

@@ -137,10 +137,12 @@ public final class Scenarios {
 
     /** The summary table's row: the state size filled first, else the query. */
     static String groupOf(ScenarioSettings s) {
-        if (s.stateSizeBytes() <= 0) {
-            return s.query();
-        }
-        return String.format(Locale.ROOT, "%.1f GB", s.stateSizeBytes() / (double) (1L << 30));
+        return s.stateSizeBytes() > 0 ? gigabytes(s.stateSizeBytes()) : s.query();
+    }
+
+    /** A state size as people read it, e.g. "20.0 GB". */
+    static String gigabytes(long bytes) {
+        return String.format(Locale.ROOT, "%.1f GB", bytes / (double) (1L << 30));
     }
 
     private static boolean isFlink(SystemUnderTest sut) {

@@ -81,7 +81,10 @@ class FlinkConfFlagTest {
                 .hasValueSatisfying(
                         advice ->
                                 assertThat(advice)
-                                        .contains("20.0 GB", "every 5 s", "--checkpoint-interval"));
+                                        .contains(
+                                                "20.0 GB",
+                                                "every 5 s",
+                                                "--checkpoint-interval 60s --managed-memory 2g"));
         assertThat(
                         NexmarkScenarios.largeStateAdvice(
                                 twentyGb.getBytes(),

@@ -297,6 +297,16 @@ public final class HandoverManager implements AutoCloseable {
     }
 
     /**
+     * The checkpoint no longer excludes handovers: every subtask will see a handover's commands
+     * only after it took the checkpoint (Flink's coordinator gateways guarantee this once the
+     * coordinators completed their part). Starts a queued handover if no other checkpoint is in
+     * flight. Unknown ids are ignored, and so is a later {@link #checkpointEnded} for the same id.
+     */
+    public void checkpointTaken(long checkpointId) {
+        checkpointEnded(checkpointId);
+    }
+
+    /**
      * A checkpoint completed or was aborted; starts a queued handover if no other checkpoint is in
      * flight. Unknown ids are ignored.
      */

@@ -38,13 +38,24 @@ import java.util.Set;
  * coordinator asking for a checkpoint that already ended (it was aborted before this coordinator
  * was called) proceeds at once without telling the manager, which would otherwise wait forever for
  * that checkpoint's end.
+ *
+ * <p>Once both coordinators have proceeded, handovers may start again ({@link
+ * HandoverManager#checkpointTaken}): Flink closes a coordinator's subtask gateways when its part
+ * completes and holds every event until the subtask has taken the checkpoint, so a handover's
+ * commands and installs reach every subtask after its snapshot. Waiting for the checkpoint's
+ * completion instead would block handovers for the whole asynchronous upload, and forever after a
+ * savepoint, which Flink never notifies as complete.
  */
 final class CheckpointAdmission {
 
     /** How many ended checkpoint ids to remember for late askers. */
     private static final int REMEMBERED_ENDS = 64;
 
+    /** The router's and the gate's coordinator. */
+    static final int COORDINATORS = 2;
+
     private final Map<Long, List<Runnable>> waitingByCheckpoint = new HashMap<>();
+    private final Map<Long, Integer> proceededByCheckpoint = new HashMap<>();
     private final Set<Long> admitted = new HashSet<>();
     private final Set<Long> ended = new HashSet<>();
     private final ArrayDeque<Long> endOrder = new ArrayDeque<>();
@@ -71,13 +82,14 @@ final class CheckpointAdmission {
         }
         if (proceed != null) {
             proceed.run();
+            proceeded(checkpointId, 1, manager);
         } else if (askManager) {
             // outside the lock: the manager may admit at once, on this thread
-            manager.beforeCheckpoint(checkpointId, () -> admit(checkpointId));
+            manager.beforeCheckpoint(checkpointId, () -> admit(checkpointId, manager));
         }
     }
 
-    private void admit(long checkpointId) {
+    private void admit(long checkpointId, HandoverManager manager) {
         List<Runnable> waiting;
         synchronized (this) {
             admitted.add(checkpointId);
@@ -85,6 +97,25 @@ final class CheckpointAdmission {
         }
         if (waiting != null) {
             waiting.forEach(Runnable::run);
+            proceeded(checkpointId, waiting.size(), manager);
+        }
+    }
+
+    /** Counts coordinators that completed their part; lets handovers go once both did. */
+    private void proceeded(long checkpointId, int count, HandoverManager manager) {
+        boolean bothDone;
+        synchronized (this) {
+            if (ended.contains(checkpointId)) {
+                return; // a late asker: the manager already forgot the checkpoint
+            }
+            int done = proceededByCheckpoint.merge(checkpointId, count, Integer::sum);
+            bothDone = done >= COORDINATORS;
+            if (bothDone) {
+                proceededByCheckpoint.remove(checkpointId);
+            }
+        }
+        if (bothDone) {
+            manager.checkpointTaken(checkpointId);
         }
     }
 
@@ -92,6 +123,7 @@ final class CheckpointAdmission {
     synchronized void ended(long checkpointId) {
         admitted.remove(checkpointId);
         waitingByCheckpoint.remove(checkpointId);
+        proceededByCheckpoint.remove(checkpointId);
         if (ended.add(checkpointId)) {
             endOrder.addLast(checkpointId);
             if (endOrder.size() > REMEMBERED_ENDS) {
@@ -104,5 +136,6 @@ final class CheckpointAdmission {
     synchronized void reset() {
         waitingByCheckpoint.clear();
         admitted.clear();
+        proceededByCheckpoint.clear();
     }
 }

@@ -94,9 +94,6 @@ public final class VnodeCheckpointInspector {
                 return null;
             }
         }
-        try (DataInputStream in =
-                new DataInputStream(keyGroups.getDelegateStateHandle().openInputStream())) {
-            return VnodeManifest.read(in);
-        }
+        return VnodeManifest.readFrom(keyGroups.getDelegateStateHandle());
     }
 }

@@ -65,6 +65,7 @@ final class VnodeFileRegistry {
     private final Set<PhysicalStateHandleID> notOwned = new HashSet<>();
     private final TreeMap<Long, List<StateObject>> filesBySnapshot = new TreeMap<>();
     private final TreeSet<Long> completed = new TreeSet<>();
+    private final TreeSet<Long> savepoints = new TreeSet<>();
 
     VnodeFileRegistry(int retainedCheckpoints) {
         this(retainedCheckpoints, SHARED_DISCARD_EXECUTOR);
@@ -151,6 +152,16 @@ final class VnodeFileRegistry {
         filesBySnapshot.computeIfAbsent(checkpointId, id -> new ArrayList<>()).addAll(files);
     }
 
+    /**
+     * Notes that {@code checkpointId} is a savepoint. Its files belong to the savepoint, never to
+     * this registry, and its completion (a stop-with-savepoint is notified like a checkpoint) does
+     * not count as a retained checkpoint: should the stop fail, Flink restores the last checkpoint,
+     * whose files must still be there.
+     */
+    synchronized void registerSavepoint(long checkpointId) {
+        savepoints.add(checkpointId);
+    }
+
     /** Notes a completed checkpoint and deletes (asynchronously) the files only older ones used. */
     void checkpointCompleted(long checkpointId) {
         List<StateObject> toDiscard = collectObsolete(checkpointId);
@@ -170,6 +181,10 @@ final class VnodeFileRegistry {
     }
 
     private synchronized List<StateObject> collectObsolete(long checkpointId) {
+        if (savepoints.contains(checkpointId)) {
+            return List.of();
+        }
+        savepoints.headSet(checkpointId).clear(); // savepoints older than a completed checkpoint
         completed.add(checkpointId);
         while (completed.size() > retainedCheckpoints) {
             completed.pollFirst();

@@ -72,6 +72,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeStateRegistry<K> states;
     private final VnodeFileRegistry files;
     private final VnodeSnapshotter<K> snapshotter;
+    private final VnodeDisposal disposal = new VnodeDisposal();
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
     private final java.io.File transferDirectory;
     private final java.io.Closeable installResources;
@@ -103,6 +104,7 @@ public final class VnodeKeyedStateBackend<K>
                 new VnodeSnapshotter<>(
                         backends,
                         files,
+                        disposal,
                         subtaskKeyGroups,
                         subtaskIndex,
                         parallelism,
@@ -134,7 +136,10 @@ public final class VnodeKeyedStateBackend<K>
         LOG.debug("{} installed vnode {}", operatorIdentifier, vnode);
     }
 
-    /** Drops a vnode and its local RocksDB instance. */
+    /**
+     * Drops a vnode. Its local RocksDB instance is disposed at once, or, if a checkpoint still
+     * uploads it, when that upload ends.
+     */
     public void removeVnode(int vnode) {
         layout.checkVnode(vnode);
         if (!backends.owns(vnode)) {
@@ -142,10 +147,13 @@ public final class VnodeKeyedStateBackend<K>
                     operatorIdentifier + " does not own vnode " + vnode + "; cannot remove it");
         }
         states.unbindVnode(vnode);
-        CheckpointableKeyedStateBackend<K> backend = backends.remove(vnode);
-        IOUtils.closeQuietly(backend);
-        backend.dispose();
+        disposal.retire(backends.remove(vnode));
         LOG.debug("{} removed vnode {}", operatorIdentifier, vnode);
+    }
+
+    /** Removed vnodes whose instance a running snapshot still holds; for tests. */
+    int retiredInstances() {
+        return disposal.retiredCount();
     }
 
     /**
@@ -406,6 +414,7 @@ public final class VnodeKeyedStateBackend<K>
             states.unbindVnode(vnode);
             backends.remove(vnode).dispose();
         }
+        disposal.disposeRetired();
     }
 
     @Override

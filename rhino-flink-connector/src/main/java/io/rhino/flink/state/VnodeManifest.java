@@ -21,8 +21,12 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import javax.annotation.Nullable;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.metadata.MetadataV3Serializer;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 /**
  * What a Rhino keyed backend checkpoints for one subtask: the snapshot handle of each vnode it
@@ -39,7 +43,9 @@ record VnodeManifest(
         SortedMap<Integer, KeyedStateHandle> handleByVnode) {
 
     static final int MAGIC = 0x52484E4F; // "RHNO"
-    static final int VERSION = 1;
+
+    /** 2: files in the manifest's own directory are stored relative to it (1: all absolute). */
+    static final int VERSION = 2;
 
     VnodeManifest {
         handleByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(handleByVnode));
@@ -57,12 +63,29 @@ record VnodeManifest(
         for (Map.Entry<Integer, KeyedStateHandle> entry : handleByVnode.entrySet()) {
             out.writeInt(entry.getKey());
             MetadataV3Serializer.INSTANCE.serializeKeyedStateHandleUtil(
-                    AbsoluteHandles.of(entry.getValue()), out);
+                    ManifestPaths.forManifest(entry.getValue()), out);
         }
         out.flush();
     }
 
-    static VnodeManifest read(DataInputStream in) throws IOException {
+    /**
+     * Reads the manifest stored in {@code stream}, resolving relative files against its directory.
+     */
+    static VnodeManifest readFrom(StreamStateHandle stream) throws IOException {
+        // a savepoint may have been moved since it was written: resolve against where it is now
+        Path directory =
+                stream instanceof FileStateHandle file ? file.getFilePath().getParent() : null;
+        try (DataInputStream in = new DataInputStream(stream.openInputStream())) {
+            return read(in, directory);
+        }
+    }
+
+    /**
+     * Reads a manifest; files stored relative to its directory are resolved against {@code
+     * manifestDirectory}, null if the manifest was not read from a file.
+     */
+    static VnodeManifest read(DataInputStream in, @Nullable Path manifestDirectory)
+            throws IOException {
         int magic = in.readInt();
         if (magic != MAGIC) {
             throw new IOException(
@@ -72,13 +95,13 @@ record VnodeManifest(
                             + "state backend; restore it with the backend that wrote it.");
         }
         int version = in.readInt();
-        if (version != VERSION) {
+        if (version < 1 || version > VERSION) {
             throw new IOException(
                     "Rhino vnode manifest version "
                             + version
-                            + " is not supported (expected: "
+                            + " is not supported (expected: 1 to "
                             + VERSION
-                            + ").");
+                            + "). It was written by a newer Rhino; restore it with that version.");
         }
         int subtaskIndex = in.readInt();
         int parallelism = in.readInt();
@@ -89,7 +112,11 @@ record VnodeManifest(
         SortedMap<Integer, KeyedStateHandle> handles = new TreeMap<>();
         for (int i = 0; i < count; i++) {
             int vnode = in.readInt();
-            handles.put(vnode, MetadataV3Serializer.INSTANCE.deserializeKeyedStateHandleUtil(in));
+            handles.put(
+                    vnode,
+                    ManifestPaths.resolve(
+                            MetadataV3Serializer.INSTANCE.deserializeKeyedStateHandleUtil(in),
+                            manifestDirectory));
         }
         return new VnodeManifest(
                 subtaskIndex, parallelism, numKeyGroups, numVnodes, checkpointId, handles);

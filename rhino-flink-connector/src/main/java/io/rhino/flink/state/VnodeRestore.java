@@ -15,9 +15,7 @@
 package io.rhino.flink.state;
 
 import io.rhino.flink.routing.RhinoOperatorSpec;
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
@@ -49,10 +47,7 @@ final class VnodeRestore {
                                 + handle.getClass().getSimpleName()
                                 + ": its state was not written by the Rhino state backend.");
             }
-            VnodeManifest manifest;
-            try (InputStream in = keyGroups.getDelegateStateHandle().openInputStream()) {
-                manifest = VnodeManifest.read(new DataInputStream(in));
-            }
+            VnodeManifest manifest = VnodeManifest.readFrom(keyGroups.getDelegateStateHandle());
             check(manifest, spec, subtaskIndex, parallelism);
             handleByVnode.putAll(manifest.handleByVnode());
         }

@@ -15,15 +15,19 @@
 package io.rhino.flink.state;
 
 import java.io.DataOutputStream;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeOffsets;
@@ -46,6 +50,7 @@ final class VnodeSnapshotter<K> {
 
     private final VnodeBackends<K> backends;
     private final VnodeFileRegistry files;
+    private final VnodeDisposal disposal;
     private final KeyGroupRange subtaskKeyGroups;
     private final int subtaskIndex;
     private final int parallelism;
@@ -54,12 +59,14 @@ final class VnodeSnapshotter<K> {
     VnodeSnapshotter(
             VnodeBackends<K> backends,
             VnodeFileRegistry files,
+            VnodeDisposal disposal,
             KeyGroupRange subtaskKeyGroups,
             int subtaskIndex,
             int parallelism,
             int numKeyGroups) {
         this.backends = backends;
         this.files = files;
+        this.disposal = disposal;
         this.subtaskKeyGroups = subtaskKeyGroups;
         this.subtaskIndex = subtaskIndex;
         this.parallelism = parallelism;
@@ -72,8 +79,21 @@ final class VnodeSnapshotter<K> {
             CheckpointStreamFactory streamFactory,
             CheckpointOptions checkpointOptions)
             throws Exception {
+        // A savepoint shares no files with checkpoints: its files are the savepoint's, never this
+        // backend's to delete or to refer to later.
+        boolean savepoint =
+                checkpointOptions.getCheckpointType().getSharingFilesStrategy()
+                        == SnapshotType.SharingFilesStrategy.NO_SHARING;
+        if (savepoint) {
+            files.registerSavepoint(checkpointId);
+        }
         Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures =
                 new LinkedHashMap<>();
+        List<CheckpointableKeyedStateBackend<K>> instances = new ArrayList<>();
+        for (int vnode : backends.ownedVnodes()) {
+            instances.add(backends.get(vnode));
+        }
+        disposal.lease(instances);
         try {
             for (int vnode : backends.ownedVnodes()) {
                 futures.put(
@@ -84,9 +104,10 @@ final class VnodeSnapshotter<K> {
             }
         } catch (Exception e) {
             cancelAndDiscard(futures);
+            disposal.release(instances);
             throw e;
         }
-        return new ManifestFuture(checkpointId, futures, streamFactory);
+        return new ManifestFuture(checkpointId, savepoint, futures, instances, streamFactory);
     }
 
     private static void cancelAndDiscard(
@@ -102,6 +123,7 @@ final class VnodeSnapshotter<K> {
 
     private SnapshotResult<KeyedStateHandle> completeSnapshot(
             long checkpointId,
+            boolean savepoint,
             Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
             CheckpointStreamFactory streamFactory)
             throws Exception {
@@ -113,14 +135,20 @@ final class VnodeSnapshotter<K> {
                         FutureUtils.runIfNotDoneAndGet(entry.getValue())
                                 .getJobManagerOwnedSnapshot();
                 if (handle != null) {
-                    handleByVnode.put(entry.getKey(), files.resolve(handle));
+                    handleByVnode.put(
+                            entry.getKey(),
+                            savepoint
+                                    ? files.resolveWithoutRegistering(handle)
+                                    : files.resolve(handle));
                 }
             }
         } catch (Exception e) {
             cancelAndDiscard(futures);
             throw e;
         }
-        files.registerSnapshot(checkpointId, handleByVnode.values());
+        if (!savepoint) {
+            files.registerSnapshot(checkpointId, handleByVnode.values());
+        }
         VnodeManifest manifest =
                 new VnodeManifest(
                         subtaskIndex,
@@ -169,16 +197,28 @@ final class VnodeSnapshotter<K> {
         return manifest;
     }
 
-    /** Completes every vnode snapshot, then the manifest; cancelling it cancels them all. */
+    /**
+     * Completes every vnode snapshot, then the manifest; cancelling it cancels them all. Holds the
+     * vnode instances it reads until it ends, so a handover cannot dispose them under its upload.
+     */
     private final class ManifestFuture extends FutureTask<SnapshotResult<KeyedStateHandle>> {
         private final Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures;
+        private final List<CheckpointableKeyedStateBackend<K>> instances;
 
         ManifestFuture(
                 long checkpointId,
+                boolean savepoint,
                 Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
+                List<CheckpointableKeyedStateBackend<K>> instances,
                 CheckpointStreamFactory streamFactory) {
-            super(() -> completeSnapshot(checkpointId, futures, streamFactory));
+            super(() -> completeSnapshot(checkpointId, savepoint, futures, streamFactory));
             this.futures = futures;
+            this.instances = instances;
+        }
+
+        @Override
+        protected void done() {
+            disposal.release(instances);
         }
 
         @Override

@@ -62,6 +62,9 @@ final class HandoverDriver {
     private final MetricsRecorder metrics = new MetricsRecorder();
     private boolean closed;
 
+    /** Why requests are refused while the job recovers, or null when they are accepted. */
+    private String suspendedBecause;
+
     /** The started handover; {@code timeoutTask} is null if the timer refused it. */
     private record RunningHandover(
             HandoverProgress progress,
@@ -104,6 +107,10 @@ final class HandoverDriver {
             CompletableFuture<HandoverResult> future) {
         if (closed) {
             return Refusals.closed(operatorName);
+        }
+        if (suspendedBecause != null) {
+            metrics.recordRejected();
+            return Refusals.suspended(suspendedBecause, operatorName);
         }
         RoutingTable basis = tableAfterQueued();
         HandoverPlan plan = planForEpoch.apply(basis.epoch());
@@ -304,7 +311,11 @@ final class HandoverDriver {
                 new HandoverTimeoutException(id, progress.phase(), rollbackMessage(id, cause)));
     }
 
-    /** A port call for {@code id} threw; routers may have switched, so the job must roll back. */
+    /**
+     * A port call for {@code id} threw. If nothing was delivered ({@link
+     * CommandNotDeliveredException}) no subtask acted on it and the handover just fails; otherwise
+     * routers may have switched, so the job must roll back.
+     */
     void onSendFailed(HandoverId id, String what, RuntimeException error) {
         if (running == null || !running.id().equals(id)) {
             LOG.debug(
@@ -316,6 +327,10 @@ final class HandoverDriver {
             return;
         }
         String cause = what + " failed: " + error;
+        if (error instanceof CommandNotDeliveredException) {
+            failRunning(cause + "; no subtask received it, retry", null);
+            return;
+        }
         failRunning(cause, new HandoverFailedException(id, rollbackMessage(id, cause), error));
     }
 
@@ -341,6 +356,59 @@ final class HandoverDriver {
                             + operatorName
                             + "' is CLOSED (expected: open); cannot reset its table");
         }
+        checkLayout(restored);
+        failAll(
+                "the routing table was reset to epoch "
+                        + restored.epoch()
+                        + " restored from a checkpoint");
+        // Notifications of checkpoints of the failed execution may never come.
+        exclusion.reset();
+        LOG.info(
+                "Operator '{}': routing table reset to {} (was {})", operatorName, restored, table);
+        table = restored;
+    }
+
+    /**
+     * The job is failing or restarting: fails the running and queued handovers and refuses new
+     * requests, naming {@code reason}, until {@link #resume}.
+     */
+    void suspend(String reason) {
+        if (suspendedBecause == null) {
+            LOG.info(
+                    "Operator '{}' refuses handovers until it runs again: {}",
+                    operatorName,
+                    reason);
+        }
+        suspendedBecause = reason;
+        failAll(reason);
+    }
+
+    /**
+     * Every subtask runs again and the routers route by {@code agreed}: adopts it (it may be older
+     * than the table of a handover that completed after the restored checkpoint) and accepts
+     * requests again. Checkpoints in flight are kept: new ones may have begun already.
+     */
+    void resume(RoutingTable agreed) {
+        checkLayout(agreed);
+        if (!agreed.equals(table)) {
+            LOG.info(
+                    "Operator '{}': the restarted routers route by {}; the manager had {}",
+                    operatorName,
+                    agreed,
+                    table);
+            table = agreed;
+        }
+        if (suspendedBecause != null) {
+            LOG.info("Operator '{}' accepts handovers again at {}", operatorName, table);
+        }
+        suspendedBecause = null;
+    }
+
+    Optional<String> suspension() {
+        return Optional.ofNullable(suspendedBecause);
+    }
+
+    private void checkLayout(RoutingTable restored) {
         if (!restored.layout().equals(table.layout())) {
             throw new IllegalArgumentException(
                     "restored: "
@@ -353,15 +421,6 @@ final class HandoverDriver {
                             + operatorName
                             + "')");
         }
-        failAll(
-                "the routing table was reset to epoch "
-                        + restored.epoch()
-                        + " restored from a checkpoint");
-        // Notifications of checkpoints of the failed execution may never come.
-        exclusion.reset();
-        LOG.info(
-                "Operator '{}': routing table reset to {} (was {})", operatorName, restored, table);
-        table = restored;
     }
 
     void close() {
@@ -551,6 +610,7 @@ final class HandoverDriver {
                 + queue.size()
                 + ", "
                 + exclusion
+                + (suspendedBecause != null ? ", SUSPENDED" : "")
                 + (closed ? ", CLOSED" : "");
     }
 }

@@ -73,7 +73,8 @@ public final class HandoverManager implements AutoCloseable {
      * Sends protocol commands to subtasks; implemented by the Flink adapter. Called without the
      * manager's lock held, never concurrently, from whichever thread runs the manager's pending
      * actions. If {@code sendToRouters} or {@code sendToTarget} throws, the running handover fails
-     * and {@link #failJob} is called, since some subtasks may already have acted on it.
+     * and {@link #failJob} is called, since some subtasks may already have acted on it; unless it
+     * throws {@link CommandNotDeliveredException}, which says that no subtask received anything.
      */
     public interface ProtocolPort {
 
@@ -278,6 +279,40 @@ public final class HandoverManager implements AutoCloseable {
             driver.resetTo(restored);
         }
         actions.runPending();
+    }
+
+    /**
+     * The job is failing or restarting (or has not started all subtasks yet): fails the running and
+     * queued handovers and refuses new requests with a retryable {@link HandoverRejectedException}
+     * naming {@code reason}, until {@link #resume}. Idempotent.
+     */
+    public void suspend(String reason) {
+        Objects.requireNonNull(reason, "reason: null (expected: why handovers are refused)");
+        synchronized (lock) {
+            driver.suspend(reason);
+        }
+        actions.runPending();
+    }
+
+    /**
+     * Every subtask runs and the routers route by {@code agreed}: the manager adopts that table and
+     * accepts requests again.
+     *
+     * @throws IllegalArgumentException if {@code agreed} has another vnode layout
+     */
+    public void resume(RoutingTable agreed) {
+        Objects.requireNonNull(agreed, "agreed: null (expected: the routers' RoutingTable)");
+        synchronized (lock) {
+            driver.resume(agreed);
+        }
+        actions.runPending();
+    }
+
+    /** Why requests are refused now, or empty when the manager accepts them. */
+    public Optional<String> suspension() {
+        synchronized (lock) {
+            return driver.suspension();
+        }
     }
 
     /**

@@ -76,4 +76,14 @@ final class Refusals {
                         + "' and no handover may wait for it (maxQueued=0); retry when it ended",
                 null);
     }
+
+    static HandoverRejectedException suspended(String reason, String operatorName) {
+        return new HandoverRejectedException(
+                "operator '"
+                        + operatorName
+                        + "' is not running all its subtasks ("
+                        + reason
+                        + "); nothing changed, retry once the job runs again",
+                null);
+    }
 }

@@ -61,12 +61,10 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
     @Override
     public void start() {
-        hub = RhinoOperatorHub.of(context, spec);
+        hub = RhinoOperatorHub.of(context, spec, routerParallelism);
         manager =
                 hub.manager(
-                        context,
-                        routerParallelism,
-                        HandoverManagerOptions.builder().timeout(handoverTimeout).build());
+                        context, HandoverManagerOptions.builder().timeout(handoverTimeout).build());
         if (restoredTable != null) {
             manager.resetTo(restoredTable);
             restoredTable = null;
@@ -108,7 +106,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     installed.replayedRecords());
             manager.onTargetInstalled(installed.handoverId(), subtask, installed.vnodes());
         } else if (event instanceof GateLocationEvent location) {
-            hub.gateLocation(subtask, location.taskManager());
+            hub.gateStarted(subtask, attemptNumber, location.taskManager());
         } else {
             throw new IllegalArgumentException("Unexpected event from a Rhino gate: " + event);
         }
@@ -156,6 +154,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         if (hub != null) {
             hub.checkpointsReset();
             hub.failoverDone();
+            hub.allGone("the job restores checkpoint " + checkpointId);
         }
         if (manager != null) {
             manager.resetTo(table);
@@ -165,18 +164,19 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     }
 
     @Override
-    public void subtaskReset(int subtask, long checkpointId) {}
+    public void subtaskReset(int subtask, long checkpointId) {
+        // A region failover: the routers restart too (one region) and report the table they
+        // restored; until then handovers are refused.
+        hub.gateGone(
+                subtask,
+                -1,
+                "gate subtask " + subtask + " restarts from checkpoint " + checkpointId);
+    }
 
     @Override
     public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
         if (hub != null) {
-            hub.gateGone(subtask);
-        }
-        if (manager != null) {
-            manager.onJobFailure(
-                    reason != null
-                            ? reason
-                            : new IllegalStateException("gate subtask " + subtask + " failed"));
+            hub.gateGone(subtask, attemptNumber, "gate subtask " + subtask + " failed: " + reason);
         }
     }
 

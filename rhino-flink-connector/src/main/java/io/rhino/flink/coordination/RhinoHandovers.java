@@ -52,15 +52,13 @@ public final class RhinoHandovers {
     }
 
     /**
-     * Whether handovers can be requested on the named operator: its manager is up and every gate
-     * subtask is running and has reported where it runs.
+     * Whether handovers can be requested on the named operator: its manager is up, every router and
+     * gate subtask runs, and the manager follows the routers' table (see {@link
+     * HandoverManager#suspension()} for why not).
      */
     public static boolean isReady(JobID jobId, String operatorName) {
         return find(jobId, operatorName)
-                .map(
-                        manager ->
-                                operators(jobId).getOrDefault(operatorName, Map.of()).size()
-                                        >= manager.routingTable().parallelism())
+                .map(manager -> manager.suspension().isEmpty())
                 .orElse(false);
     }
 
@@ -81,7 +79,11 @@ public final class RhinoHandovers {
                                 + jobId
                                 + " is not ready after "
                                 + timeout
-                                + "; running Rhino operators and their gates: "
+                                + " ("
+                                + find(jobId, operatorName)
+                                        .flatMap(HandoverManager::suspension)
+                                        .orElse("not running")
+                                + "); running Rhino operators and their gates: "
                                 + operators(jobId));
             }
             Thread.sleep(20);

@@ -16,10 +16,13 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.handover.HandoverCommand;
 import io.rhino.core.handover.HandoverId;
+import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.handover.CommandNotDeliveredException;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,21 +54,25 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
 
     private final JobID jobId;
     private final RhinoOperatorSpec spec;
+    private final SubtaskRecovery recovery;
     private final Map<Integer, SubtaskGateway> routers = new ConcurrentHashMap<>();
     private final Map<Integer, SubtaskGateway> gates = new ConcurrentHashMap<>();
     private final Map<Integer, String> gateTaskManagers = new ConcurrentHashMap<>();
     private volatile OperatorCoordinator.Context gateContext;
-    private volatile int routerParallelism;
+    private final int routerParallelism;
     private volatile boolean failingOver;
     private final CheckpointAdmission checkpointAdmission = new CheckpointAdmission();
     private HandoverManager manager;
 
-    private RhinoOperatorHub(JobID jobId, RhinoOperatorSpec spec) {
+    private RhinoOperatorHub(JobID jobId, RhinoOperatorSpec spec, int routerParallelism) {
         this.jobId = jobId;
         this.spec = spec;
+        this.routerParallelism = routerParallelism;
+        this.recovery = new SubtaskRecovery(routerParallelism, spec.parallelism());
     }
 
-    static RhinoOperatorHub of(OperatorCoordinator.Context context, RhinoOperatorSpec spec) {
+    static RhinoOperatorHub of(
+            OperatorCoordinator.Context context, RhinoOperatorSpec spec, int routerParallelism) {
         return (RhinoOperatorHub)
                 context.getCoordinatorStore()
                         .compute(
@@ -73,7 +80,10 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                                 (key, existing) ->
                                         existing != null
                                                 ? existing
-                                                : new RhinoOperatorHub(context.getJobID(), spec));
+                                                : new RhinoOperatorHub(
+                                                        context.getJobID(),
+                                                        spec,
+                                                        routerParallelism));
     }
 
     JobID jobId() {
@@ -84,13 +94,13 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
         return spec;
     }
 
-    /** The manager, created by the gate coordinator's first start. */
+    /**
+     * The manager, created by the gate coordinator's first start. It refuses handovers until every
+     * router and gate subtask runs.
+     */
     synchronized HandoverManager manager(
-            OperatorCoordinator.Context gateContext,
-            int routerParallelism,
-            HandoverManagerOptions options) {
+            OperatorCoordinator.Context gateContext, HandoverManagerOptions options) {
         this.gateContext = gateContext;
-        this.routerParallelism = routerParallelism;
         if (manager == null) {
             manager =
                     new HandoverManager(
@@ -101,6 +111,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                             options,
                             System::currentTimeMillis,
                             TIMER);
+            manager.suspend("starting; waiting for " + recovery.waitingFor());
+            resumeIfAllRunning();
         }
         return manager;
     }
@@ -113,21 +125,71 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
         routers.put(subtask, gateway);
     }
 
-    void routerGone(int subtask) {
+    /** A router attempt opened and routes by {@code table}. */
+    synchronized void routerStarted(int subtask, int attempt, RoutingTable table) {
+        recovery.routerStarted(subtask, attempt, table);
+        resumeIfAllRunning();
+    }
+
+    /** A router attempt failed ({@code attempt} >= 0) or is being reset ({@code attempt} = -1). */
+    synchronized void routerGone(int subtask, int attempt, String reason) {
         routers.remove(subtask);
+        recovery.routerGone(subtask, attempt);
+        suspend(reason);
     }
 
     void gateReady(int subtask, SubtaskGateway gateway) {
         gates.put(subtask, gateway);
     }
 
-    void gateGone(int subtask) {
-        gates.remove(subtask);
-        gateTaskManagers.remove(subtask);
+    /** A gate attempt opened on {@code taskManager}. */
+    synchronized void gateStarted(int subtask, int attempt, String taskManager) {
+        gateTaskManagers.put(subtask, taskManager);
+        recovery.gateStarted(subtask, attempt);
+        resumeIfAllRunning();
     }
 
-    void gateLocation(int subtask, String taskManager) {
-        gateTaskManagers.put(subtask, taskManager);
+    /** A gate attempt failed ({@code attempt} >= 0) or is being reset ({@code attempt} = -1). */
+    synchronized void gateGone(int subtask, int attempt, String reason) {
+        gates.remove(subtask);
+        gateTaskManagers.remove(subtask);
+        recovery.gateGone(subtask, attempt);
+        suspend(reason);
+    }
+
+    /** The whole job restores a checkpoint (global failover, JobManager failover). */
+    synchronized void allGone(String reason) {
+        recovery.allGone();
+        gateTaskManagers.clear();
+        suspend(reason);
+    }
+
+    private void suspend(String reason) {
+        if (manager != null) {
+            manager.suspend(reason);
+        }
+    }
+
+    /**
+     * Once every subtask runs again, the manager adopts the routers' table, which the restored
+     * gates agree with, and accepts handovers.
+     */
+    private void resumeIfAllRunning() {
+        if (manager == null) {
+            return;
+        }
+        recovery.agreedTable()
+                .ifPresent(
+                        table -> {
+                            if (recovery.routersDisagree()) {
+                                LOG.warn(
+                                        "Routers of Rhino operator '{}' restored different routing"
+                                                + " tables; following the newest, {}",
+                                        spec.name(),
+                                        table);
+                            }
+                            manager.resume(table);
+                        });
     }
 
     /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */
@@ -135,18 +197,26 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
         return new TreeMap<>(gateTaskManagers);
     }
 
+    /**
+     * Sends the command to every router, or to none: if one is not running, nothing is sent and the
+     * handover fails without restarting the job.
+     */
     @Override
     public void sendToRouters(HandoverCommand command) {
+        List<SubtaskGateway> targets = new ArrayList<>(routerParallelism);
         for (int subtask = 0; subtask < routerParallelism; subtask++) {
             SubtaskGateway router = routers.get(subtask);
             if (router == null) {
-                throw new IllegalStateException(
+                throw new CommandNotDeliveredException(
                         "Router subtask "
                                 + subtask
                                 + " of Rhino operator '"
                                 + spec.name()
-                                + "' is not running; retry once the job is running.");
+                                + "' is not running; nothing was sent, retry once the job runs");
             }
+            targets.add(router);
+        }
+        for (SubtaskGateway router : targets) {
             router.sendEvent(new RouterCommandEvent(command));
         }
     }

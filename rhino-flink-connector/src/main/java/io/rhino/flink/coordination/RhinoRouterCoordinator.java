@@ -38,7 +38,7 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     @Override
     public void start() {
-        hub = RhinoOperatorHub.of(context, spec);
+        hub = RhinoOperatorHub.of(context, spec, context.currentParallelism());
     }
 
     @Override
@@ -46,10 +46,14 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     @Override
     public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
-        if (!(event instanceof RouterAckEvent ack)) {
+        if (event instanceof RouterAckEvent ack) {
+            hub.existingManager()
+                    .ifPresent(manager -> manager.onRouterAck(ack.handoverId(), subtask));
+        } else if (event instanceof RouterStartedEvent started) {
+            hub.routerStarted(subtask, attemptNumber, started.table());
+        } else {
             throw new IllegalArgumentException("Unexpected event from a Rhino router: " + event);
         }
-        hub.existingManager().ifPresent(manager -> manager.onRouterAck(ack.handoverId(), subtask));
     }
 
     @Override
@@ -63,25 +67,25 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
     public void notifyCheckpointComplete(long checkpointId) {}
 
     @Override
-    public void resetToCheckpoint(long checkpointId, byte[] checkpointData) {}
+    public void resetToCheckpoint(long checkpointId, byte[] checkpointData) {
+        if (hub != null) {
+            hub.allGone("the job restores checkpoint " + checkpointId);
+        }
+    }
 
     @Override
-    public void subtaskReset(int subtask, long checkpointId) {}
+    public void subtaskReset(int subtask, long checkpointId) {
+        hub.routerGone(
+                subtask,
+                -1,
+                "router subtask " + subtask + " restarts from checkpoint " + checkpointId);
+    }
 
     @Override
     public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
         if (hub != null) {
-            hub.routerGone(subtask);
-            hub.existingManager()
-                    .ifPresent(
-                            manager ->
-                                    manager.onJobFailure(
-                                            reason != null
-                                                    ? reason
-                                                    : new IllegalStateException(
-                                                            "router subtask "
-                                                                    + subtask
-                                                                    + " failed")));
+            hub.routerGone(
+                    subtask, attemptNumber, "router subtask " + subtask + " failed: " + reason);
         }
     }
 

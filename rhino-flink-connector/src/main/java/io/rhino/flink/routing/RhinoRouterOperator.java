@@ -19,6 +19,7 @@ import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RouterAckEvent;
 import io.rhino.flink.coordination.RouterCommandEvent;
+import io.rhino.flink.coordination.RouterStartedEvent;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -85,6 +86,14 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
             }
         }
         getMetricGroup().gauge("rhinoRoutingEpoch", () -> table.epoch());
+    }
+
+    @Override
+    public void open() throws Exception {
+        super.open();
+        // The manager adopts this table before it plans a handover: after a restore it may hold a
+        // newer one that no restored subtask knows.
+        coordinator.sendEventToCoordinator(new RouterStartedEvent(table));
     }
 
     @Override

@@ -22,13 +22,16 @@ import java.util.List;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
@@ -134,6 +137,37 @@ final class VnodeBackendHarness implements AutoCloseable {
                                         CheckpointOptions.forCheckpointWithDefaultLocation()))
                         .getJobManagerOwnedSnapshot();
         backend.notifyCheckpointComplete(checkpointId);
+        return handle;
+    }
+
+    /**
+     * Takes a native savepoint of the backend into {@code directory}, as Flink does (every file
+     * exclusive to the savepoint). Flink notifies only a stop-with-savepoint as complete.
+     */
+    KeyedStateHandle savepoint(
+            VnodeKeyedStateBackend<Long> backend,
+            long checkpointId,
+            java.nio.file.Path directory,
+            boolean stopping)
+            throws Exception {
+        Files.createDirectories(directory);
+        Path target = new Path(directory.toUri());
+        FsCheckpointStreamFactory streams =
+                new FsCheckpointStreamFactory(
+                        FileSystem.getLocalFileSystem(), target, target, 1024, 4096);
+        KeyedStateHandle handle =
+                FutureUtils.runIfNotDoneAndGet(
+                                backend.snapshot(
+                                        checkpointId,
+                                        System.currentTimeMillis(),
+                                        streams,
+                                        new CheckpointOptions(
+                                                SavepointType.savepoint(SavepointFormatType.NATIVE),
+                                                CheckpointStorageLocationReference.getDefault())))
+                        .getJobManagerOwnedSnapshot();
+        if (stopping) {
+            backend.notifyCheckpointComplete(checkpointId);
+        }
         return handle;
     }
 

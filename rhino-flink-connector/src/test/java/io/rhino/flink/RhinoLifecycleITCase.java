@@ -1,0 +1,333 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.testjobs.FailOnDemand;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.TestPipelines;
+import io.rhino.flink.testjobs.TestPipelines.Input;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.flink.testjobs.TestPipelines.RhinoSetup;
+import io.rhino.flink.testjobs.Upserts;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverRejectedException;
+import io.rhino.handover.HandoverResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.FileUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Handovers around what every Flink user does: savepoints, task failures after a handover, and
+ * handover requests while the job restarts. Each run's output, read as an idempotent sink would
+ * store it, equals plain Flink's.
+ */
+class RhinoLifecycleITCase {
+
+    @RegisterExtension static final MiniClusterExtension CLUSTER = RhinoClusters.twoTaskManagers();
+
+    private static final Input INPUT = new Input(12_000, 97, 1_000, 2);
+    private static final String OPERATOR = "process";
+
+    @TempDir Path checkpoints;
+    @TempDir Path savepoints;
+    @TempDir Path relocated;
+
+    /**
+     * A native savepoint neither blocks handovers (Flink never notifies it as complete) nor loses
+     * its files to Rhino's checkpoint cleanup, and restores after it was moved elsewhere.
+     */
+    @Test
+    @Timeout(240)
+    void savepointThenHandoverThenCheckpointsThenRestoreFromTheMovedSavepoint(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        Map<String, String> reference =
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8));
+
+        String firstRun = "savepoint-first-" + UUID.randomUUID();
+        JobClient first = submit(firstRun, rhinoConfig(Duration.ofMillis(200)), events -> events);
+        JobID firstId = first.getJobID();
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(firstId, OPERATOR, Duration.ofSeconds(60));
+        Thread.sleep(1_500); // state and a few checkpoints build up
+
+        String savepoint =
+                miniCluster
+                        .triggerSavepoint(
+                                firstId,
+                                savepoints.toUri().toString(),
+                                false,
+                                SavepointFormatType.NATIVE)
+                        .get(60, TimeUnit.SECONDS);
+        HandoverResult moved =
+                manager.handover(moves(manager.routingTable(), 3)).get(30, TimeUnit.SECONDS);
+        assertThat(moved.outcome())
+                .as("handover after a savepoint: %s", moved.failureCause())
+                .isEqualTo(HandoverResult.Outcome.COMPLETED);
+        long checkpointsBefore = completedCheckpoints(miniCluster, firstId);
+        while (completedCheckpoints(miniCluster, firstId) < checkpointsBefore + 4) {
+            Thread.sleep(100); // retained checkpoints roll over: old files get deleted
+        }
+        first.cancel().get(60, TimeUnit.SECONDS);
+        waitUntilTerminal(miniCluster, firstId);
+
+        Path savepointDir = Path.of(java.net.URI.create(savepoint));
+        Path movedSavepoint = relocated.resolve("moved-savepoint");
+        FileUtils.copy(
+                new org.apache.flink.core.fs.Path(savepointDir.toUri()),
+                new org.apache.flink.core.fs.Path(movedSavepoint.toUri()),
+                false);
+        FileUtils.deleteDirectory(savepointDir.toFile());
+        assertThat(savepointDir).doesNotExist();
+
+        String secondRun = "savepoint-second-" + UUID.randomUUID();
+        Configuration restore = rhinoConfig(Duration.ofMillis(200));
+        restore.set(StateRecoveryOptions.SAVEPOINT_PATH, movedSavepoint.toUri().toString());
+        JobClient second = submit(secondRun, restore, events -> events);
+        second.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+
+        List<String> lines = new ArrayList<>(ResultSink.take(firstRun));
+        lines.addAll(ResultSink.take(secondRun));
+        assertThat(Upserts.of(lines)).isEqualTo(reference);
+    }
+
+    /**
+     * A task fails after a handover completed and before the next checkpoint: Flink restores the
+     * checkpoint taken before the handover, the manager follows the restored routers, and later
+     * handovers succeed.
+     */
+    @Test
+    @Timeout(240)
+    void failureAfterAnUncheckpointedHandoverThenMoreHandovers(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        Map<String, String> reference =
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8));
+        String runId = "uncheckpointed-" + UUID.randomUUID();
+        // checkpoints far apart: the failure lands between the handover and the next one
+        JobClient job =
+                submit(
+                        runId,
+                        rhinoConfig(Duration.ofSeconds(4)),
+                        events -> events.map(new FailOnDemand<>(runId)));
+        JobID jobId = job.getJobID();
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
+        long completed = completedCheckpoints(miniCluster, jobId);
+        while (completedCheckpoints(miniCluster, jobId) == completed) {
+            Thread.sleep(20);
+        }
+        RoutingTable checkpointed = manager.routingTable();
+
+        HandoverResult moved = manager.handover(moves(checkpointed, 3)).get(30, TimeUnit.SECONDS);
+        assertThat(moved.outcome()).isEqualTo(HandoverResult.Outcome.COMPLETED);
+        FailOnDemand.arm(runId);
+
+        manager = awaitRecovered(jobId, runId);
+        assertThat(manager.routingTable())
+                .as("the table the restarted routers route by, from before the handover")
+                .isEqualTo(checkpointed);
+        for (int i = 0; i < 3; i++) {
+            HandoverResult next =
+                    manager.handover(moves(manager.routingTable(), 2)).get(30, TimeUnit.SECONDS);
+            assertThat(next.outcome())
+                    .as("handover %s after the failover: %s", i, next.failureCause())
+                    .isEqualTo(HandoverResult.Outcome.COMPLETED);
+        }
+        job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+
+        assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
+        assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+    }
+
+    /**
+     * A client keeps requesting handovers while a task fails and the job restarts: requests that
+     * cannot run are refused, retryably, and none of them fails the job again (it has a single
+     * restart to spare).
+     */
+    @Test
+    @Timeout(240)
+    void handoverRequestsWhileTheJobRestartsAreRefusedNeverFatal() throws Exception {
+        Map<String, String> reference =
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8));
+        String runId = "restart-requests-" + UUID.randomUUID();
+        JobClient job =
+                submit(
+                        runId,
+                        rhinoConfig(Duration.ofMillis(300)),
+                        events -> events.map(new FailOnDemand<>(runId)));
+        JobID jobId = job.getJobID();
+        RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
+        Thread.sleep(1_000);
+
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        List<String> unexpected = new ArrayList<>();
+        CompletableFuture<Void> client =
+                CompletableFuture.runAsync(
+                        () -> requestUntil(jobId, stop, refused, completed, unexpected));
+        Thread.sleep(500);
+        FailOnDemand.arm(runId);
+        awaitRecovered(jobId, runId);
+        Thread.sleep(1_000);
+        stop.set(true);
+        client.get(60, TimeUnit.SECONDS);
+        job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+
+        assertThat(unexpected).as("request outcomes other than completed or refused").isEmpty();
+        assertThat(refused.get()).as("requests refused while restarting").isPositive();
+        assertThat(completed.get()).as("handovers completed around the restart").isPositive();
+        assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
+        assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+    }
+
+    /** Requests handovers back to back; outcomes are counted, surprises recorded. */
+    private static void requestUntil(
+            JobID jobId,
+            AtomicBoolean stop,
+            AtomicInteger refused,
+            AtomicInteger completed,
+            List<String> unexpected) {
+        while (!stop.get()) {
+            try {
+                HandoverManager manager = RhinoHandovers.manager(jobId, OPERATOR);
+                HandoverResult result =
+                        manager.handover(moves(manager.routingTable(), 1))
+                                .get(30, TimeUnit.SECONDS);
+                if (result.isCompleted()) {
+                    completed.incrementAndGet();
+                } else if (result.failureCause().orElse("").contains("failed")
+                        || result.failureCause().orElse("").contains("restarts")) {
+                    refused.incrementAndGet(); // ended by the failure it overlapped
+                } else {
+                    unexpected.add(result.toString());
+                }
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof HandoverRejectedException) {
+                    refused.incrementAndGet();
+                } else {
+                    unexpected.add(String.valueOf(e.getCause()));
+                }
+            } catch (Exception e) {
+                unexpected.add(e.toString());
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Waits until the injected failure happened and the operator accepts handovers again. */
+    private static HandoverManager awaitRecovered(JobID jobId, String runId) throws Exception {
+        while (FailOnDemand.failures(runId) == 0) {
+            Thread.sleep(10);
+        }
+        // the failure is seen by the coordinators a moment later
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (RhinoHandovers.isReady(jobId, OPERATOR) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        return RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
+    }
+
+    private static List<VnodeMove> moves(RoutingTable table, int count) {
+        List<VnodeMove> moves = new ArrayList<>();
+        for (int vnode = 0; vnode < count; vnode++) {
+            int from = table.ownerOf(vnode);
+            moves.add(new VnodeMove(vnode, from, (from + 1) % table.parallelism()));
+        }
+        return moves;
+    }
+
+    private Configuration rhinoConfig(Duration checkpointInterval) {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        return config;
+    }
+
+    private static JobClient submit(
+            String runId,
+            Configuration config,
+            java.util.function.UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(3);
+        TestPipelines.build(
+                        env,
+                        Mode.RHINO,
+                        INPUT,
+                        new RhinoSetup(
+                                8, 3, new LocalDirectoryStateTransfer(), Duration.ofSeconds(30)),
+                        inject)
+                .sinkTo(new ResultSink(runId));
+        return env.executeAsync(runId);
+    }
+
+    private static long completedCheckpoints(MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        return miniCluster
+                .getExecutionGraph(jobId)
+                .get()
+                .getCheckpointStatsSnapshot()
+                .getCounts()
+                .getNumberOfCompletedCheckpoints();
+    }
+
+    private static void waitUntilTerminal(MiniCluster miniCluster, JobID jobId) throws Exception {
+        while (!miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
+            Thread.sleep(50);
+        }
+        assertThat(miniCluster.getJobStatus(jobId).get()).isEqualTo(JobStatus.CANCELED);
+    }
+}

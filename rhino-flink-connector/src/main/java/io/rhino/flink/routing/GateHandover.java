@@ -51,6 +51,34 @@ final class GateHandover {
         return id;
     }
 
+    /**
+     * Whether the first marker of a handover this gate has not heard of contradicts what the
+     * subtask owns, so it belongs to a handover that ended before the checkpoint this subtask was
+     * restored from. With unaligned checkpoints, markers still in flight are stored in the
+     * checkpoint and replayed after a restore; such a marker would make the gate buffer records of
+     * a vnode it already owns, forever.
+     *
+     * <p>Why ownership tells: a checkpoint's coordinator part waits until no handover runs, so
+     * every handover up to the restored epoch had ended. Its origins had every router's marker by
+     * then (they ship only once aligned), so a replayed marker reaches a gate that was a target, or
+     * not involved. A target that has not seen the marker yet cannot have given the vnode away
+     * since (that would need the marker first: channels are FIFO), so it still owns it. A live
+     * handover's first marker never finds its incoming vnodes owned, unless their install came
+     * first, which this gate then already knows the handover from.
+     */
+    static boolean contradictsOwnership(
+            HandoverMarker marker, int subtask, java.util.function.IntPredicate owns) {
+        for (VnodeMove move : marker.plan().moves()) {
+            if (move.toSubtask() == subtask && owns.test(move.vnode())) {
+                return true;
+            }
+            if (move.fromSubtask() == subtask && !owns.test(move.vnode())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Records a marker; returns true if it was the first one of this handover here. */
     boolean onMarker(HandoverMarker marker, int routerParallelism) {
         boolean first = this.routerParallelism < 0;

@@ -15,6 +15,7 @@
 package io.rhino.flink.routing;
 
 import io.rhino.core.handover.HandoverId;
+import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.coordination.GateLocationEvent;
 import io.rhino.flink.coordination.InstallVnodesEvent;
@@ -82,6 +83,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final OperatorEventGateway coordinator;
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
+    private final StaleHandovers staleHandovers = new StaleHandovers();
     private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
     private final WatermarkHold watermarkHold = new WatermarkHold();
     private transient TypeSerializer<T> valueSerializer;
@@ -218,8 +220,12 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     private void onMarker(RhinoElement<T> element) throws Exception {
-        GateHandover handover = handover(element.marker().handoverId());
-        if (handover.onMarker(element.marker(), element.routerParallelism())) {
+        HandoverMarker marker = element.marker();
+        if (isStale(marker)) {
+            return;
+        }
+        GateHandover handover = handover(marker.handoverId());
+        if (handover.onMarker(marker, element.routerParallelism())) {
             incoming.expect(handover.pendingIncoming());
         }
         if (handover.needsShipping()) {
@@ -227,6 +233,30 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         }
         forgetIfDone(handover);
         releaseWatermarkIfFree();
+    }
+
+    /** A replayed marker of a handover that ended before the restored checkpoint. */
+    private boolean isStale(HandoverMarker marker) {
+        HandoverId id = marker.handoverId();
+        if (handovers.containsKey(id)) {
+            return false;
+        }
+        if (staleHandovers.contains(id)) {
+            return true;
+        }
+        VnodeKeyedStateBackend<?> backend = backend();
+        if (GateHandover.contradictsOwnership(marker, subtask(), backend::owns)) {
+            LOG.info(
+                    "{} gate {} ignores a replayed marker of handover {} (epoch {}), which ended"
+                            + " before the checkpoint it restored",
+                    spec.name(),
+                    subtask(),
+                    id,
+                    marker.newEpoch());
+            staleHandovers.add(id);
+            return true;
+        }
+        return false;
     }
 
     private void ship(GateHandover handover) throws Exception {

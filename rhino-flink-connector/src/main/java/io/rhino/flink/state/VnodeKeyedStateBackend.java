@@ -178,6 +178,11 @@ public final class VnodeKeyedStateBackend<K>
         return transferDirectory;
     }
 
+    /** Whether this subtask owns {@code vnode}. */
+    public boolean owns(int vnode) {
+        return backends.owns(vnode);
+    }
+
     /** Vnodes this subtask owns, ascending. */
     public int[] ownedVnodes() {
         return backends.ownedVnodes();

@@ -134,4 +134,21 @@ class GateProtocolStateTest {
         assertThat(hold.release()).isEqualTo(new Watermark(30));
         assertThat(hold.release()).as("released once").isNull();
     }
+
+    @Test
+    void aReplayedMarkerOfAnEndedHandoverContradictsWhatTheSubtaskOwns() {
+        // after handover h1 ended: subtask 2 owns 1 and 6 (targets), subtask 0 owns 5
+        assertThat(GateHandover.contradictsOwnership(marker(0), 2, v -> v == 1 || v == 6))
+                .as("target already owns its incoming vnodes")
+                .isTrue();
+        assertThat(GateHandover.contradictsOwnership(marker(0), 0, v -> v == 5))
+                .as("origin no longer owns vnode 1, which it would give away")
+                .isTrue();
+        // while h1 runs: the target does not own them yet, the origin still does
+        assertThat(GateHandover.contradictsOwnership(marker(0), 2, v -> v == 5)).isFalse();
+        assertThat(GateHandover.contradictsOwnership(marker(0), 0, v -> v == 1)).isFalse();
+        assertThat(GateHandover.contradictsOwnership(marker(0), 3, v -> true))
+                .as("a subtask the handover does not involve")
+                .isFalse();
+    }
 }

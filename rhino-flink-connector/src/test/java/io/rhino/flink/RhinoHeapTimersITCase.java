@@ -29,6 +29,7 @@ import io.rhino.flink.testjobs.Upserts;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.DataInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -183,7 +184,7 @@ class RhinoHeapTimersITCase {
                                 new DataInputStream(in),
                                 RhinoHeapTimersITCase.class.getClassLoader(),
                                 metadataFile.getParent().toString());
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 continue; // a checkpoint completing right now, its metadata still being written
             }
             for (OperatorState operator : metadata.getOperatorStates()) {

@@ -29,6 +29,7 @@ import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -216,22 +216,15 @@ class RhinoProcessingTimersITCase {
         }
     }
 
+    /** Firings per key, in timer order. */
     private static Map<Long, List<Firing>> firingsByKey(List<String> lines) {
-        return lines.stream()
-                .map(Firing::parse)
-                .collect(
-                        Collectors.groupingBy(
-                                Firing::key,
-                                TreeMap::new,
-                                Collectors.collectingAndThen(
-                                        Collectors.toList(),
-                                        list -> {
-                                            List<Firing> sorted = new ArrayList<>(list);
-                                            sorted.sort(
-                                                    java.util.Comparator.comparingLong(
-                                                            Firing::timer));
-                                            return sorted;
-                                        })));
+        Map<Long, List<Firing>> byKey = new TreeMap<>();
+        for (String line : lines) {
+            Firing firing = Firing.parse(line);
+            byKey.computeIfAbsent(firing.key(), key -> new ArrayList<>()).add(firing);
+        }
+        byKey.values().forEach(firings -> firings.sort(Comparator.comparingLong(Firing::timer)));
+        return byKey;
     }
 
     private static final class Identity implements KeySelector<Long, Long> {

@@ -87,6 +87,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
     private final WatermarkHold watermarkHold = new WatermarkHold();
     private transient TypeSerializer<T> valueSerializer;
+    private transient ProcessingTimerWakeup timerWakeup;
 
     RhinoGateOperator(
             StreamOperatorParameters<T> parameters,
@@ -123,6 +124,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         TypeSerializer<?> input =
                 getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
         valueSerializer = ((RhinoElementSerializer<T>) input).valueSerializer();
+        // Resolves the Flink internals it needs now, so a mismatch fails the job at start.
+        timerWakeup = new ProcessingTimerWakeup(getContainingTask());
         getMetricGroup().gauge("rhinoBufferedRecords", incoming::size);
         getMetricGroup()
                 .gauge(
@@ -320,17 +323,22 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         long start = System.nanoTime();
         VnodeKeyedStateBackend<?> backend = backend();
         Set<Integer> vnodes = new TreeSet<>();
-        for (ShippedVnode shipped : event.vnodes()) {
-            long vnodeStart = System.nanoTime();
-            stateTransfer.install(backend, shipped.vnode(), shipped.payload());
-            vnodes.add(shipped.vnode());
-            LOG.info(
-                    "{} gate {} installed vnode {} in {} ms",
-                    spec.name(),
-                    subtask(),
-                    shipped.vnode(),
-                    (System.nanoTime() - vnodeStart) / 1_000_000);
-        }
+        // The installed vnodes bring their timers; the keyed operator's timer services must
+        // wake up for processing-time ones earlier than what they wait for.
+        timerWakeup.install(
+                () -> {
+                    for (ShippedVnode shipped : event.vnodes()) {
+                        long vnodeStart = System.nanoTime();
+                        stateTransfer.install(backend, shipped.vnode(), shipped.payload());
+                        vnodes.add(shipped.vnode());
+                        LOG.info(
+                                "{} gate {} installed vnode {} in {} ms",
+                                spec.name(),
+                                subtask(),
+                                shipped.vnode(),
+                                (System.nanoTime() - vnodeStart) / 1_000_000);
+                    }
+                });
         long installMillis = (System.nanoTime() - start) / 1_000_000;
         GateHandover handover = handover(event.handoverId());
         handover.markInstalled(vnodes);

@@ -37,6 +37,8 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.util.TernaryBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +49,12 @@ import org.slf4j.LoggerFactory;
  * of the job gets Flink's own {@link EmbeddedRocksDBStateBackend}, configured from the same
  * options. Incremental checkpoints are always on: vnode export and replication build on them.
  *
+ * <p>A Rhino operator's timers always live in its vnodes' RocksDB instances, whatever {@code
+ * state.backend.rocksdb.timer-service.factory} says: a vnode's snapshot and export are RocksDB
+ * snapshots, which leave heap timers out (Flink writes those through a separate path of its own
+ * keyed backend), so heap timers would be lost on every restore and handover. Other keyed operators
+ * keep the configured choice.
+ *
  * <p>Enable with {@code state.backend.type: io.rhino.flink.state.RhinoStateBackendFactory}.
  */
 public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend {
@@ -54,16 +62,34 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(RhinoStateBackend.class);
 
+    private static final AtomicBoolean HEAP_TIMERS_OVERRIDE_LOGGED = new AtomicBoolean();
+
+    /** For keyed operators that are not Rhino operators: exactly as configured. */
     private final EmbeddedRocksDBStateBackend rocksdb;
+
+    /** For the vnodes of Rhino operators: as configured, but with timers in RocksDB. */
+    private final EmbeddedRocksDBStateBackend vnodeRocksdb;
+
     private final int retainedCheckpoints;
 
     public RhinoStateBackend() {
-        this(new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE), 1);
+        this(new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE), timersInRocksDb(), 1);
     }
 
-    private RhinoStateBackend(EmbeddedRocksDBStateBackend rocksdb, int retainedCheckpoints) {
+    private RhinoStateBackend(
+            EmbeddedRocksDBStateBackend rocksdb,
+            EmbeddedRocksDBStateBackend vnodeRocksdb,
+            int retainedCheckpoints) {
         this.rocksdb = rocksdb;
+        this.vnodeRocksdb = vnodeRocksdb;
         this.retainedCheckpoints = retainedCheckpoints;
+    }
+
+    /** A type set explicitly wins over the configuration when the backend is configured. */
+    private static EmbeddedRocksDBStateBackend timersInRocksDb() {
+        EmbeddedRocksDBStateBackend backend = new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE);
+        backend.setPriorityQueueStateType(PriorityQueueStateType.ROCKSDB);
+        return backend;
     }
 
     @Override
@@ -71,7 +97,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         int retained =
                 config.getOptional(RhinoOptions.RETAINED_CHECKPOINTS)
                         .orElse(config.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
-        return new RhinoStateBackend(rocksdb.configure(config, classLoader), retained);
+        return new RhinoStateBackend(
+                rocksdb.configure(config, classLoader),
+                vnodeRocksdb.configure(config, classLoader),
+                retained);
     }
 
     @Override
@@ -93,6 +122,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     /** Creates the vnode backend of one subtask of a Rhino operator. */
     public <K> VnodeKeyedStateBackend<K> createVnodeKeyedStateBackend(
             KeyedStateBackendParameters<K> parameters, RhinoOperatorSpec spec) throws Exception {
+        logHeapTimersOverrideOnce();
         Environment env = parameters.getEnv();
         int subtaskIndex = env.getTaskInfo().getIndexOfThisSubtask();
         int parallelism = env.getTaskInfo().getNumberOfParallelSubtasks();
@@ -171,6 +201,18 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         return backend;
     }
 
+    private void logHeapTimersOverrideOnce() {
+        if (rocksdb.getPriorityQueueStateType() == PriorityQueueStateType.HEAP
+                && HEAP_TIMERS_OVERRIDE_LOGGED.compareAndSet(false, true)) {
+            LOG.warn(
+                    "{} is HEAP, but Rhino keyed operators keep their timers in RocksDB: a vnode's "
+                            + "checkpoint and handover are RocksDB snapshots of its instance, which "
+                            + "would leave heap timers behind. Other keyed operators keep heap "
+                            + "timers.",
+                    RocksDBOptions.TIMER_SERVICE_FACTORY.key());
+        }
+    }
+
     private static void warnIfCrowded(RhinoOperatorSpec spec, int owned, String operator) {
         if (owned > RhinoOptions.MAX_VNODES_PER_SLOT_WITHOUT_WARNING) {
             LOG.warn(
@@ -192,7 +234,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             CloseableRegistry cancelRegistry)
             throws Exception {
         KeyGroupSpan span = layout.keyGroupsOf(vnode);
-        return rocksdb.createKeyedStateBackend(
+        return vnodeRocksdb.createKeyedStateBackend(
                 new KeyedStateBackendParametersImpl<>(
                         parameters.getEnv(),
                         parameters.getJobID(),

@@ -43,6 +43,12 @@ public final class ResultSink implements Sink<String> {
         return lines == null ? List.of() : new ArrayList<>(lines);
     }
 
+    /** What was written for the run so far, in arrival order; the run goes on collecting. */
+    public static List<String> lines(String runId) {
+        Queue<String> lines = LINES_BY_RUN.get(runId);
+        return lines == null ? List.of() : new ArrayList<>(lines);
+    }
+
     @Override
     public SinkWriter<String> createWriter(WriterInitContext context) {
         Queue<String> lines = LINES_BY_RUN.get(runId);

@@ -21,6 +21,8 @@ import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.testjobs.FailOnDemand;
+import io.rhino.flink.testjobs.FailingOnceStateTransfer;
+import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
@@ -223,6 +225,44 @@ class RhinoLifecycleITCase {
         assertThat(completed.get()).as("handovers completed around the restart").isPositive();
         assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
         assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+    }
+
+    /**
+     * A handover still shipping when the bounded input ends completes: routers keep their output
+     * open until it did. The job may not restart at all.
+     */
+    @Test
+    @Timeout(180)
+    void aHandoverInFlightWhenTheBoundedInputEndsCompletesWithoutARestart() throws Exception {
+        Input input = new Input(6_000, 97, 1_000, 2);
+        List<String> reference = RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8);
+        String runId = "input-ends-" + UUID.randomUUID();
+        Configuration config = rhinoConfig(Duration.ofMillis(300));
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(3);
+        TestPipelines.build(
+                        env,
+                        Mode.RHINO,
+                        input,
+                        new RhinoSetup(
+                                8, 3, new FailingOnceStateTransfer(runId), Duration.ofSeconds(30)),
+                        events -> events)
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync(runId);
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(job.getJobID(), OPERATOR, Duration.ofSeconds(60));
+        Thread.sleep(1_000);
+
+        FailingOnceStateTransfer.arm(runId, FailingOnceStateTransfer.Fault.SLOW);
+        HandoverResult moved =
+                manager.handover(moves(manager.routingTable(), 2)).get(60, TimeUnit.SECONDS);
+        job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+
+        assertThat(moved.outcome())
+                .as("handover across the end of input: %s", moved.failureCause())
+                .isEqualTo(HandoverResult.Outcome.COMPLETED);
+        Multisets.assertSameMultiset("output", reference, ResultSink.take(runId));
     }
 
     /** Requests handovers back to back; outcomes are counted, surprises recorded. */

@@ -65,6 +65,12 @@ final class HandoverDriver {
     /** Why requests are refused while the job recovers, or null when they are accepted. */
     private String suspendedBecause;
 
+    /** Why requests are refused once the input ended, or null while it has not. */
+    private String inputEndedBecause;
+
+    /** Run once no handover runs, after the input ended. */
+    private final List<Runnable> whenIdle = new ArrayList<>();
+
     /** The started handover; {@code timeoutTask} is null if the timer refused it. */
     private record RunningHandover(
             HandoverProgress progress,
@@ -111,6 +117,10 @@ final class HandoverDriver {
         if (suspendedBecause != null) {
             metrics.recordRejected();
             return Refusals.suspended(suspendedBecause, operatorName);
+        }
+        if (inputEndedBecause != null) {
+            metrics.recordRejected();
+            return Refusals.inputEnded(inputEndedBecause, operatorName);
         }
         RoutingTable basis = tableAfterQueued();
         HandoverPlan plan = planForEpoch.apply(basis.epoch());
@@ -402,6 +412,30 @@ final class HandoverDriver {
             LOG.info("Operator '{}' accepts handovers again at {}", operatorName, table);
         }
         suspendedBecause = null;
+        inputEndedBecause = null; // a restored job reads its input again
+    }
+
+    /**
+     * The job's input ends ({@code reason} says where): new requests are refused, queued ones fail
+     * (they would start after routers stopped reading), and {@code idle} runs once the running
+     * handover, if any, has ended.
+     */
+    void endOfInput(String reason, Runnable idle) {
+        if (inputEndedBecause == null) {
+            LOG.info("Operator '{}' starts no more handovers: {}", operatorName, reason);
+            inputEndedBecause = reason;
+            queue.removeAll()
+                    .forEach(queued -> endBeforeStart(queued, "the input ended: " + reason));
+        }
+        whenIdle.add(idle);
+        releaseIdleWaitersIfIdle();
+    }
+
+    private void releaseIdleWaitersIfIdle() {
+        if (running == null && !whenIdle.isEmpty()) {
+            whenIdle.forEach(effects::proceed);
+            whenIdle.clear();
+        }
     }
 
     Optional<String> suspension() {
@@ -551,6 +585,7 @@ final class HandoverDriver {
         }
         released.forEach(effects::proceed);
         startNextIfPossible();
+        releaseIdleWaitersIfIdle();
     }
 
     // ---------------------------------------------------------------- queries

@@ -308,6 +308,20 @@ public final class HandoverManager implements AutoCloseable {
         actions.runPending();
     }
 
+    /**
+     * The job's input ends, e.g. a bounded source finished or the job stops with drain: refuses new
+     * requests, fails queued ones, and runs {@code idle} once no handover runs (at once, or when
+     * the running one ends), so the routers can finish after their markers went out.
+     */
+    public void endOfInput(String reason, Runnable idle) {
+        Objects.requireNonNull(reason, "reason: null (expected: where the input ended)");
+        Objects.requireNonNull(idle, "idle: null (expected: a Runnable)");
+        synchronized (lock) {
+            driver.endOfInput(reason, idle);
+        }
+        actions.runPending();
+    }
+
     /** Why requests are refused now, or empty when the manager accepts them. */
     public Optional<String> suspension() {
         synchronized (lock) {

@@ -86,4 +86,14 @@ final class Refusals {
                         + "); nothing changed, retry once the job runs again",
                 null);
     }
+
+    static HandoverRejectedException inputEnded(String reason, String operatorName) {
+        return new HandoverRejectedException(
+                "the input of operator '"
+                        + operatorName
+                        + "' ended ("
+                        + reason
+                        + "); no handover can run any more",
+                null);
+    }
 }

@@ -115,4 +115,36 @@ class HandoverManagerRecoveryTest {
         h.manager.checkpointTaken(5);
         assertThat(h.port.commands).hasSize(1);
     }
+
+    @Test
+    void endOfInputLetsTheRunningHandoverCompleteThenLetsTheRoutersFinish() {
+        CompletableFuture<HandoverResult> running = h.manager.handover(Harness.moves(1, 0, 2));
+        java.util.List<String> released = new java.util.ArrayList<>();
+
+        h.manager.endOfInput("the input of router subtask 0 ended", () -> released.add("r0"));
+        assertThat(released).as("the running handover still needs the markers").isEmpty();
+        assertThatThrownBy(() -> h.manager.handover(Harness.moves(9, 1, 3)).join())
+                .cause()
+                .isInstanceOf(HandoverRejectedException.class)
+                .hasMessageContaining("ended");
+
+        h.completeProtocol(h.lastId());
+        assertThat(running.join().isCompleted()).isTrue();
+        assertThat(released).containsExactly("r0");
+        h.manager.endOfInput("the input of router subtask 1 ended", () -> released.add("r1"));
+        assertThat(released).as("nothing runs: at once").containsExactly("r0", "r1");
+        assertThat(h.port.jobFailures).isEmpty();
+    }
+
+    @Test
+    void endOfInputFailsQueuedHandovers() {
+        h.manager.beforeCheckpoint(3, () -> {});
+        CompletableFuture<HandoverResult> queued = h.manager.handover(Harness.moves(1, 0, 2));
+
+        h.manager.endOfInput("the input of router subtask 0 ended", () -> {});
+
+        assertThat(queued.join().failureCause()).get().asString().contains("the input ended");
+        h.manager.checkpointTaken(3);
+        assertThat(h.port.commands).isEmpty();
+    }
 }

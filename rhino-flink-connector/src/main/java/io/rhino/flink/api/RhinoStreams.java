@@ -22,6 +22,7 @@ import io.rhino.flink.routing.RhinoGateOperatorFactory;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.RhinoRouterOperatorFactory;
 import io.rhino.flink.state.RhinoStateBackendFactory;
+import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
@@ -83,11 +84,14 @@ public final class RhinoStreams {
 
         TypeInformation<T> type = stream.getType();
         int routerParallelism = stream.getParallelism();
+        Duration handoverTimeout =
+                options.handoverTimeout().orElse(config.get(RhinoOptions.HANDOVER_TIMEOUT));
         SingleOutputStreamOperator<RhinoElement<T>> routed =
                 stream.transform(
                                 spec.name() + " (Rhino router)",
                                 new RhinoElementTypeInfo<>(type),
-                                new RhinoRouterOperatorFactory<>(spec, keySelector))
+                                new RhinoRouterOperatorFactory<>(
+                                        spec, keySelector, handoverTimeout))
                         .setParallelism(routerParallelism);
         SingleOutputStreamOperator<T> gated =
                 routed.partitionCustom(new ChannelPartitioner(), new ChannelOf<>())
@@ -99,8 +103,7 @@ public final class RhinoStreams {
                                         keySelector,
                                         options.stateTransfer(),
                                         routerParallelism,
-                                        options.handoverTimeout()
-                                                .orElse(config.get(RhinoOptions.HANDOVER_TIMEOUT))))
+                                        handoverTimeout))
                         .setParallelism(spec.parallelism())
                         .setMaxParallelism(spec.numKeyGroups());
         KeyedStream<T, K> keyed =

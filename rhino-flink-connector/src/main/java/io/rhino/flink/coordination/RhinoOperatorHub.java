@@ -138,6 +138,29 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
         suspend(reason);
     }
 
+    /**
+     * A router's input ended: no handover starts any more, and the router may finish once the
+     * running one, if any, ended (it still needs the router's markers).
+     */
+    void routerFinishing(int subtask) {
+        Optional<HandoverManager> existing = existingManager();
+        if (existing.isEmpty()) {
+            releaseRouter(subtask);
+            return;
+        }
+        existing.get()
+                .endOfInput(
+                        "the input of router subtask " + subtask + " ended",
+                        () -> releaseRouter(subtask));
+    }
+
+    private void releaseRouter(int subtask) {
+        SubtaskGateway router = routers.get(subtask);
+        if (router != null) {
+            router.sendEvent(new RouterMayFinishEvent());
+        }
+    }
+
     void gateReady(int subtask, SubtaskGateway gateway) {
         gates.put(subtask, gateway);
     }

@@ -19,8 +19,12 @@ import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RouterAckEvent;
 import io.rhino.flink.coordination.RouterCommandEvent;
+import io.rhino.flink.coordination.RouterFinishingEvent;
+import io.rhino.flink.coordination.RouterMayFinishEvent;
 import io.rhino.flink.coordination.RouterStartedEvent;
+import java.time.Duration;
 import java.util.List;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
@@ -36,6 +40,8 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.InstantiationUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The upstream half of a Rhino keyed stream, chained to the upstream operator: sends each record to
@@ -50,10 +56,14 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         implements OneInputStreamOperator<T, RhinoElement<T>>, OperatorEventHandler {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(RhinoRouterOperator.class);
 
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
     private final OperatorEventGateway coordinator;
+    private final MailboxExecutor mailbox;
+    private final Duration finishTimeout;
+    private transient boolean mayFinish;
     private transient ListState<byte[]> tableState;
     private transient RoutingTable table;
 
@@ -61,11 +71,14 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
             StreamOperatorParameters<RhinoElement<T>> parameters,
             RhinoOperatorSpec spec,
             KeySelector<T, K> keySelector,
-            OperatorEventGateway coordinator) {
+            OperatorEventGateway coordinator,
+            Duration finishTimeout) {
         super(parameters);
         this.spec = spec;
         this.keySelector = keySelector;
         this.coordinator = coordinator;
+        this.mailbox = parameters.getMailboxExecutor();
+        this.finishTimeout = finishTimeout;
     }
 
     @Override
@@ -112,8 +125,37 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
                         RhinoElement.record(table.ownerOfKeyGroup(keyGroup), element.getValue())));
     }
 
+    /**
+     * The input ended. A handover in flight needs this router's markers on every channel before its
+     * end of data, and once the output ended none can be sent: so wait, still serving the mailbox
+     * (commands, checkpoints), until the coordinator says that no handover runs and none will
+     * start. Bounded by the handover timeout, after which the handover fails anyway.
+     */
+    @Override
+    public void finish() throws Exception {
+        coordinator.sendEventToCoordinator(new RouterFinishingEvent());
+        long deadline = System.nanoTime() + finishTimeout.toNanos();
+        while (!mayFinish) {
+            if (System.nanoTime() > deadline) {
+                LOG.warn(
+                        "Router of '{}' finishes without the coordinator's go-ahead after {}",
+                        spec.name(),
+                        finishTimeout);
+                break;
+            }
+            if (!mailbox.tryYield()) {
+                Thread.sleep(1);
+            }
+        }
+        super.finish();
+    }
+
     @Override
     public void handleOperatorEvent(OperatorEvent event) {
+        if (event instanceof RouterMayFinishEvent) {
+            mayFinish = true;
+            return;
+        }
         if (!(event instanceof RouterCommandEvent commandEvent)) {
             throw new IllegalArgumentException("Unexpected event for a Rhino router: " + event);
         }

@@ -15,6 +15,7 @@
 package io.rhino.flink.routing;
 
 import io.rhino.flink.coordination.RhinoRouterCoordinator;
+import java.time.Duration;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -36,10 +37,17 @@ public final class RhinoRouterOperatorFactory<T, K>
 
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
+    private final Duration finishTimeout;
 
-    public RhinoRouterOperatorFactory(RhinoOperatorSpec spec, KeySelector<T, K> keySelector) {
+    /**
+     * @param finishTimeout how long a router whose input ended waits for a running handover (the
+     *     handover timeout)
+     */
+    public RhinoRouterOperatorFactory(
+            RhinoOperatorSpec spec, KeySelector<T, K> keySelector, Duration finishTimeout) {
         this.spec = spec;
         this.keySelector = keySelector;
+        this.finishTimeout = finishTimeout;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -54,7 +62,8 @@ public final class RhinoRouterOperatorFactory<T, K>
                         parameters,
                         spec,
                         keySelector,
-                        dispatcher.getOperatorEventGateway(operatorId));
+                        dispatcher.getOperatorEventGateway(operatorId),
+                        finishTimeout);
         dispatcher.registerEventHandler(operatorId, router);
         return (O) router;
     }

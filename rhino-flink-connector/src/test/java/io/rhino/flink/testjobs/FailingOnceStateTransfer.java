@@ -33,7 +33,9 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     /** What the armed shipment does. */
     public enum Fault {
         THROW,
-        STALL
+        STALL,
+        /** Ships, but only after 8 seconds. */
+        SLOW
     }
 
     private static final Map<String, AtomicReference<Fault>> ARMED = new ConcurrentHashMap<>();
@@ -57,6 +59,9 @@ public final class FailingOnceStateTransfer implements StateTransfer {
         Fault fault = ARMED.get(runId).getAndSet(null);
         if (fault == Fault.THROW) {
             throw new IllegalStateException("Injected failure while shipping vnode " + vnode);
+        }
+        if (fault == Fault.SLOW) {
+            Thread.sleep(8_000);
         }
         if (fault == Fault.STALL) {
             Thread.sleep(30_000); // interrupted when the job is cancelled for the rollback

@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -185,6 +186,20 @@ final class VnodeSnapshotter<K> {
         public boolean cancel(boolean mayInterruptIfRunning) {
             futures.values().forEach(future -> future.cancel(mayInterruptIfRunning));
             return super.cancel(mayInterruptIfRunning);
+        }
+
+        /**
+         * A vnode snapshot cancelled under this one (its backend was closed, as when the task shuts
+         * down) cancels the whole snapshot, as closing a Flink backend cancels its running
+         * snapshots, instead of failing it.
+         */
+        @Override
+        protected void setException(Throwable failure) {
+            if (failure instanceof CancellationException) {
+                cancel(false);
+            } else {
+                super.setException(failure);
+            }
         }
     }
 }

@@ -18,17 +18,21 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.flink.runtime.checkpoint.metadata.MetadataV3Serializer;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 
 /**
  * What a Rhino keyed backend checkpoints for one subtask: the snapshot handle of each vnode it
- * owned. Flink stores only this manifest's stream (inside a standard {@code KeyGroupsStateHandle}),
- * so Flink's metadata serializer never sees a handle type it does not know; the vnode handles are
- * written with Flink's own handle format.
+ * owned, and which owned vnodes had nothing to snapshot (no state registered yet), so that a
+ * restore gives the subtask exactly the vnodes it owned. Flink stores only this manifest's stream
+ * (inside a standard {@code KeyGroupsStateHandle}), so Flink's metadata serializer never sees a
+ * handle type it does not know; the vnode handles are written with Flink's own handle format.
  */
 record VnodeManifest(
         int subtaskIndex,
@@ -36,13 +40,25 @@ record VnodeManifest(
         int numKeyGroups,
         int numVnodes,
         long checkpointId,
-        SortedMap<Integer, KeyedStateHandle> handleByVnode) {
+        SortedMap<Integer, KeyedStateHandle> handleByVnode,
+        SortedSet<Integer> emptyVnodes) {
 
     static final int MAGIC = 0x52484E4F; // "RHNO"
-    static final int VERSION = 1;
+
+    /** Version 2 added the empty vnodes; version 1 manifests are still read. */
+    static final int VERSION = 2;
 
     VnodeManifest {
         handleByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(handleByVnode));
+        emptyVnodes = Collections.unmodifiableSortedSet(new TreeSet<>(emptyVnodes));
+    }
+
+    /** Every vnode the subtask owned, with the handles to restore it from (none if empty). */
+    SortedMap<Integer, List<KeyedStateHandle>> restoreHandlesByVnode() {
+        SortedMap<Integer, List<KeyedStateHandle>> handles = new TreeMap<>();
+        handleByVnode.forEach((vnode, handle) -> handles.put(vnode, List.of(handle)));
+        emptyVnodes.forEach(vnode -> handles.put(vnode, List.of()));
+        return handles;
     }
 
     void write(DataOutputStream out) throws IOException {
@@ -59,6 +75,10 @@ record VnodeManifest(
             MetadataV3Serializer.INSTANCE.serializeKeyedStateHandleUtil(
                     AbsoluteHandles.of(entry.getValue()), out);
         }
+        out.writeInt(emptyVnodes.size());
+        for (int vnode : emptyVnodes) {
+            out.writeInt(vnode);
+        }
         out.flush();
     }
 
@@ -72,11 +92,11 @@ record VnodeManifest(
                             + "state backend; restore it with the backend that wrote it.");
         }
         int version = in.readInt();
-        if (version != VERSION) {
+        if (version < 1 || version > VERSION) {
             throw new IOException(
                     "Rhino vnode manifest version "
                             + version
-                            + " is not supported (expected: "
+                            + " is not supported (expected: 1.."
                             + VERSION
                             + ").");
         }
@@ -91,7 +111,20 @@ record VnodeManifest(
             int vnode = in.readInt();
             handles.put(vnode, MetadataV3Serializer.INSTANCE.deserializeKeyedStateHandleUtil(in));
         }
+        SortedSet<Integer> emptyVnodes = new TreeSet<>();
+        if (version >= 2) {
+            int emptyCount = in.readInt();
+            for (int i = 0; i < emptyCount; i++) {
+                emptyVnodes.add(in.readInt());
+            }
+        }
         return new VnodeManifest(
-                subtaskIndex, parallelism, numKeyGroups, numVnodes, checkpointId, handles);
+                subtaskIndex,
+                parallelism,
+                numKeyGroups,
+                numVnodes,
+                checkpointId,
+                handles,
+                emptyVnodes);
     }
 }

@@ -18,7 +18,9 @@ import java.io.DataOutputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
@@ -107,6 +109,8 @@ final class VnodeSnapshotter<K> {
             CheckpointStreamFactory streamFactory)
             throws Exception {
         SortedMap<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
+        // A vnode without any registered state snapshots to nothing, but it is still owned.
+        SortedSet<Integer> emptyVnodes = new TreeSet<>();
         try {
             for (Map.Entry<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> entry :
                     futures.entrySet()) {
@@ -115,6 +119,8 @@ final class VnodeSnapshotter<K> {
                                 .getJobManagerOwnedSnapshot();
                 if (handle != null) {
                     handleByVnode.put(entry.getKey(), files.resolve(handle));
+                } else {
+                    emptyVnodes.add(entry.getKey());
                 }
             }
         } catch (Exception e) {
@@ -129,7 +135,8 @@ final class VnodeSnapshotter<K> {
                         numKeyGroups,
                         backends.numVnodes(),
                         checkpointId,
-                        handleByVnode);
+                        handleByVnode,
+                        emptyVnodes);
         StreamStateHandle manifestHandle;
         try (CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {

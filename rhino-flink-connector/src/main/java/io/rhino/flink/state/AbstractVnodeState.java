@@ -15,6 +15,8 @@
 package io.rhino.flink.state;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.queryablestate.client.state.serialization.KvStateSerializer;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 
 /**
@@ -119,16 +121,47 @@ abstract class AbstractVnodeState<K, N, V, S extends InternalKvState<K, N, V>>
         this.namespace = namespace;
     }
 
+    /**
+     * Reads the value of the key and namespace serialized in {@code serializedKeyAndNamespace} from
+     * that key's vnode, whatever the current key is (Flink's contract for this read path).
+     */
     @Override
     public byte[] getSerializedValue(
             byte[] serializedKeyAndNamespace,
             TypeSerializer<K> safeKeySerializer,
             TypeSerializer<N> safeNamespaceSerializer,
-            TypeSerializer<V> safeValueSerializer) {
-        throw new UnsupportedOperationException(
-                "Queryable state is not supported for Rhino keyed operators (state '"
-                        + name
-                        + "').");
+            TypeSerializer<V> safeValueSerializer)
+            throws Exception {
+        K key =
+                KvStateSerializer.deserializeKeyAndNamespace(
+                                serializedKeyAndNamespace,
+                                safeKeySerializer,
+                                safeNamespaceSerializer)
+                        .f0;
+        // The same key-group assignment as setCurrentKey, so the read finds what was written.
+        int vnode =
+                keyContext
+                        .layout()
+                        .vnodeOfKeyGroup(
+                                KeyGroupRangeAssignment.assignToKeyGroup(
+                                        key, keyContext.layout().numKeyGroups()));
+        @SuppressWarnings("unchecked")
+        S state = (S) stateByVnode[vnode];
+        if (state == null) {
+            throw new IllegalStateException(
+                    "State '"
+                            + name
+                            + "' read for key "
+                            + key
+                            + " of vnode "
+                            + vnode
+                            + ", which this subtask does not own.");
+        }
+        return state.getSerializedValue(
+                serializedKeyAndNamespace,
+                safeKeySerializer,
+                safeNamespaceSerializer,
+                safeValueSerializer);
     }
 
     @Override

@@ -149,7 +149,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             + "stream.");
         }
         VnodeLayout layout = spec.layout();
-        Map<Integer, KeyedStateHandle> restored =
+        Map<Integer, List<KeyedStateHandle>> restored =
                 VnodeRestore.read(parameters.getStateHandles(), spec, subtaskIndex, parallelism);
         VnodeFileRegistry files = new VnodeFileRegistry(retainedCheckpoints);
         // Flink closes the cancel registry of state initialisation once the operator runs; vnodes
@@ -186,10 +186,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                     backend.installVnode(vnode, List.of());
                 }
             } else {
-                for (Map.Entry<Integer, KeyedStateHandle> entry : restored.entrySet()) {
-                    backend.installVnode(entry.getKey(), List.of(entry.getValue()));
+                for (Map.Entry<Integer, List<KeyedStateHandle>> entry : restored.entrySet()) {
+                    backend.installVnode(entry.getKey(), entry.getValue());
                 }
-                files.registerRestored(restored.values());
+                files.registerRestored(restored.values().stream().flatMap(List::stream).toList());
             }
         } catch (Exception e) {
             backend.dispose();

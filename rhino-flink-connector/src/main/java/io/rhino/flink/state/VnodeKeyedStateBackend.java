@@ -14,6 +14,8 @@
 
 package io.rhino.flink.state;
 
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import java.io.IOException;
@@ -35,12 +37,14 @@ import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateFunction;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PriorityComparable;
 import org.apache.flink.runtime.state.SavepointResources;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateSnapshotTransformer.StateSnapshotTransformFactory;
+import org.apache.flink.runtime.state.TestableKeyedStateBackend;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.util.IOUtils;
@@ -58,7 +62,9 @@ import org.slf4j.LoggerFactory;
  * {@link #snapshot}, as for any Flink keyed backend.
  */
 public final class VnodeKeyedStateBackend<K>
-        implements CheckpointableKeyedStateBackend<K>, CheckpointListener {
+        implements CheckpointableKeyedStateBackend<K>,
+                CheckpointListener,
+                TestableKeyedStateBackend<K> {
 
     private static final Logger LOG = LoggerFactory.getLogger(VnodeKeyedStateBackend.class);
 
@@ -321,6 +327,8 @@ public final class VnodeKeyedStateBackend<K>
             TypeSerializer<N> namespaceSerializer,
             StateDescriptor<S, ?> stateDescriptor)
             throws Exception {
+        checkNotNull(namespace, "Namespace");
+        checkNotNull(namespaceSerializer, "Namespace serializer");
         S state =
                 getOrCreateKeyedState(
                         namespaceSerializer, (StateDescriptor<S, Object>) stateDescriptor);
@@ -362,6 +370,40 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public boolean deregisterKeySelectionListener(KeySelectionListener<K> listener) {
         return keySelectionListeners.remove(listener);
+    }
+
+    /** The state entries of every owned vnode, summed. */
+    @Override
+    public int numKeyValueStateEntries() {
+        int entries = 0;
+        for (int vnode : backends.ownedVnodes()) {
+            if (!(backends.get(vnode) instanceof TestableKeyedStateBackend<?> testable)) {
+                throw new UnsupportedOperationException(
+                        "The backend of vnode " + vnode + " cannot count its state entries.");
+            }
+            entries += testable.numKeyValueStateEntries();
+        }
+        return entries;
+    }
+
+    /**
+     * The backend this one delegates the current key to: its vnode's (the first owned vnode's
+     * before any key is set).
+     */
+    @Override
+    public KeyedStateBackend<K> getDelegatedKeyedStateBackend(boolean recursive) {
+        int[] owned = backends.ownedVnodes();
+        int vnode = keyContext.currentVnode();
+        if (vnode < 0 || !backends.owns(vnode)) {
+            if (owned.length == 0) {
+                return this;
+            }
+            vnode = owned[0];
+        }
+        CheckpointableKeyedStateBackend<K> delegate = backends.get(vnode);
+        return recursive && delegate instanceof TestableKeyedStateBackend<K> testable
+                ? testable.getDelegatedKeyedStateBackend(true)
+                : delegate;
     }
 
     @Override

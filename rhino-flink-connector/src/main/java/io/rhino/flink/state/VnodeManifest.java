@@ -18,9 +18,12 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import javax.annotation.Nullable;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.checkpoint.metadata.MetadataV3Serializer;
@@ -30,9 +33,10 @@ import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 /**
  * What a Rhino keyed backend checkpoints for one subtask: the snapshot handle of each vnode it
- * owned. Flink stores only this manifest's stream (inside a standard {@code KeyGroupsStateHandle}),
- * so Flink's metadata serializer never sees a handle type it does not know; the vnode handles are
- * written with Flink's own handle format.
+ * owned, and which owned vnodes had nothing to snapshot (no state registered yet), so that a
+ * restore gives the subtask exactly the vnodes it owned. Flink stores only this manifest's stream
+ * (inside a standard {@code KeyGroupsStateHandle}), so Flink's metadata serializer never sees a
+ * handle type it does not know; the vnode handles are written with Flink's own handle format.
  */
 record VnodeManifest(
         int subtaskIndex,
@@ -40,15 +44,28 @@ record VnodeManifest(
         int numKeyGroups,
         int numVnodes,
         long checkpointId,
-        SortedMap<Integer, KeyedStateHandle> handleByVnode) {
+        SortedMap<Integer, KeyedStateHandle> handleByVnode,
+        SortedSet<Integer> emptyVnodes) {
 
     static final int MAGIC = 0x52484E4F; // "RHNO"
 
-    /** 2: files in the manifest's own directory are stored relative to it (1: all absolute). */
+    /**
+     * Version 2 lists the empty vnodes and stores files in the manifest's own directory relative to
+     * it; version 1 manifests (all paths absolute, no empty vnodes) are still read.
+     */
     static final int VERSION = 2;
 
     VnodeManifest {
         handleByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(handleByVnode));
+        emptyVnodes = Collections.unmodifiableSortedSet(new TreeSet<>(emptyVnodes));
+    }
+
+    /** Every vnode the subtask owned, with the handles to restore it from (none if empty). */
+    SortedMap<Integer, List<KeyedStateHandle>> restoreHandlesByVnode() {
+        SortedMap<Integer, List<KeyedStateHandle>> handles = new TreeMap<>();
+        handleByVnode.forEach((vnode, handle) -> handles.put(vnode, List.of(handle)));
+        emptyVnodes.forEach(vnode -> handles.put(vnode, List.of()));
+        return handles;
     }
 
     void write(DataOutputStream out) throws IOException {
@@ -64,6 +81,10 @@ record VnodeManifest(
             out.writeInt(entry.getKey());
             MetadataV3Serializer.INSTANCE.serializeKeyedStateHandleUtil(
                     ManifestPaths.forManifest(entry.getValue()), out);
+        }
+        out.writeInt(emptyVnodes.size());
+        for (int vnode : emptyVnodes) {
+            out.writeInt(vnode);
         }
         out.flush();
     }
@@ -118,7 +139,20 @@ record VnodeManifest(
                             MetadataV3Serializer.INSTANCE.deserializeKeyedStateHandleUtil(in),
                             manifestDirectory));
         }
+        SortedSet<Integer> emptyVnodes = new TreeSet<>();
+        if (version >= 2) {
+            int emptyCount = in.readInt();
+            for (int i = 0; i < emptyCount; i++) {
+                emptyVnodes.add(in.readInt());
+            }
+        }
         return new VnodeManifest(
-                subtaskIndex, parallelism, numKeyGroups, numVnodes, checkpointId, handles);
+                subtaskIndex,
+                parallelism,
+                numKeyGroups,
+                numVnodes,
+                checkpointId,
+                handles,
+                emptyVnodes);
     }
 }

@@ -34,9 +34,9 @@ import org.apache.flink.util.CloseableIterator;
  * A timer queue composed of the owned vnodes' RocksDB timer queues: elements go to their key's
  * vnode, and the head is the smallest of the vnode heads.
  *
- * <p>{@link #add} and {@link #remove} answer "maybe the head changed" ({@code true}), which the
- * {@link KeyGroupedInternalPriorityQueue} contract allows and the timer service handles by
- * comparing timestamps.
+ * <p>{@link #add} and {@link #remove} answer whether the overall head changed, as Flink's own
+ * queues do: only an element that is (or was) its vnode's head can be (or have been) the overall
+ * head, so the other vnodes are looked at only then.
  */
 final class VnodePriorityQueue<
                 T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
@@ -120,14 +120,14 @@ final class VnodePriorityQueue<
 
     @Override
     public boolean add(@Nonnull T toAdd) {
-        queueOf(toAdd).add(toAdd);
-        return true;
+        return queueOf(toAdd).add(toAdd) && toAdd.equals(peek());
     }
 
     @Override
     public boolean remove(@Nonnull T toRemove) {
-        queueOf(toRemove).remove(toRemove);
-        return true;
+        KeyGroupedInternalPriorityQueue<T> queue = queueOf(toRemove);
+        boolean wasHead = toRemove.equals(queue.peek()) && toRemove.equals(peek());
+        return queue.remove(toRemove) && wasHead;
     }
 
     @Override

@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import java.io.IOException;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
@@ -27,8 +28,11 @@ final class VnodeRestore {
 
     private VnodeRestore() {}
 
-    /** The vnode handles to restore, or null when the subtask starts without state. */
-    static Map<Integer, KeyedStateHandle> read(
+    /**
+     * The vnodes the subtask owned, each with the handles to restore it from (none for a vnode that
+     * had no state), or null when the subtask starts without state.
+     */
+    static Map<Integer, List<KeyedStateHandle>> read(
             Collection<KeyedStateHandle> handles,
             RhinoOperatorSpec spec,
             int subtaskIndex,
@@ -37,7 +41,7 @@ final class VnodeRestore {
         if (handles == null || handles.isEmpty()) {
             return null;
         }
-        Map<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
+        Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         for (KeyedStateHandle handle : handles) {
             if (!(handle instanceof KeyGroupsStateHandle keyGroups)) {
                 throw new IOException(
@@ -49,9 +53,9 @@ final class VnodeRestore {
             }
             VnodeManifest manifest = VnodeManifest.readFrom(keyGroups.getDelegateStateHandle());
             check(manifest, spec, subtaskIndex, parallelism);
-            handleByVnode.putAll(manifest.handleByVnode());
+            handlesByVnode.putAll(manifest.restoreHandlesByVnode());
         }
-        return handleByVnode;
+        return handlesByVnode;
     }
 
     private static void check(

@@ -20,7 +20,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -128,6 +131,8 @@ final class VnodeSnapshotter<K> {
             CheckpointStreamFactory streamFactory)
             throws Exception {
         SortedMap<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
+        // A vnode without any registered state snapshots to nothing, but it is still owned.
+        SortedSet<Integer> emptyVnodes = new TreeSet<>();
         try {
             for (Map.Entry<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> entry :
                     futures.entrySet()) {
@@ -140,6 +145,8 @@ final class VnodeSnapshotter<K> {
                             savepoint
                                     ? files.resolveWithoutRegistering(handle)
                                     : files.resolve(handle));
+                } else {
+                    emptyVnodes.add(entry.getKey());
                 }
             }
         } catch (Exception e) {
@@ -156,7 +163,8 @@ final class VnodeSnapshotter<K> {
                         numKeyGroups,
                         backends.numVnodes(),
                         checkpointId,
-                        handleByVnode);
+                        handleByVnode,
+                        emptyVnodes);
         StreamStateHandle manifestHandle;
         try (CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
@@ -225,6 +233,20 @@ final class VnodeSnapshotter<K> {
         public boolean cancel(boolean mayInterruptIfRunning) {
             futures.values().forEach(future -> future.cancel(mayInterruptIfRunning));
             return super.cancel(mayInterruptIfRunning);
+        }
+
+        /**
+         * A vnode snapshot cancelled under this one (its backend was closed, as when the task shuts
+         * down) cancels the whole snapshot, as closing a Flink backend cancels its running
+         * snapshots, instead of failing it.
+         */
+        @Override
+        protected void setException(Throwable failure) {
+            if (failure instanceof CancellationException) {
+                cancel(false);
+            } else {
+                super.setException(failure);
+            }
         }
     }
 }

@@ -39,6 +39,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.InstantiationUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,7 +78,13 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         this.spec = spec;
         this.keySelector = keySelector;
         this.coordinator = coordinator;
-        this.mailbox = parameters.getMailboxExecutor();
+        // Coordinator events reach the task at the lowest mailbox priority, which an operator's own
+        // executor does not run: yield on one of that priority.
+        this.mailbox =
+                parameters
+                        .getContainingTask()
+                        .getMailboxExecutorFactory()
+                        .createExecutor(TaskMailbox.MIN_PRIORITY);
         this.finishTimeout = finishTimeout;
     }
 

@@ -36,10 +36,17 @@ public final class RhinoRouterOperatorFactory<T, K>
 
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
+    private final int parallelism;
 
-    public RhinoRouterOperatorFactory(RhinoOperatorSpec spec, KeySelector<T, K> keySelector) {
+    /**
+     * @param parallelism the router's parallelism when the job is built, which the handover
+     *     coordinators rely on
+     */
+    public RhinoRouterOperatorFactory(
+            RhinoOperatorSpec spec, KeySelector<T, K> keySelector, int parallelism) {
         this.spec = spec;
         this.keySelector = keySelector;
+        this.parallelism = parallelism;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -49,6 +56,15 @@ public final class RhinoRouterOperatorFactory<T, K>
             StreamOperatorParameters<RhinoElement<T>> parameters) {
         OperatorID operatorId = parameters.getStreamConfig().getOperatorID();
         OperatorEventDispatcher dispatcher = parameters.getOperatorEventDispatcher();
+        BuiltParallelism.check(
+                spec.name(),
+                "router",
+                parameters
+                        .getContainingTask()
+                        .getEnvironment()
+                        .getTaskInfo()
+                        .getNumberOfParallelSubtasks(),
+                parallelism);
         RhinoRouterOperator<T, K> router =
                 new RhinoRouterOperator<>(
                         parameters,

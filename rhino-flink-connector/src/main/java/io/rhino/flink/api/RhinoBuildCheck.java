@@ -77,7 +77,8 @@ final class RhinoBuildCheck {
      */
     private static void requireUniqueIdentity(
             DataStream<?> input, RhinoKeyedStreamOptions options) {
-        for (Transformation<?> existing : transformationsSoFar(input)) {
+        Set<Transformation<?>> existingTransformations = transformationsSoFar(input);
+        for (Transformation<?> existing : existingTransformations) {
             if (existing.getName().equals(options.name() + ROUTER_SUFFIX)) {
                 throw new UnsupportedJobShapeException(
                         "The job already has a Rhino keyed stream named '"
@@ -85,6 +86,8 @@ final class RhinoBuildCheck {
                                 + "'. The name identifies its handover manager and, by default,"
                                 + " its uids: give each Rhino keyed stream its own name.");
             }
+        }
+        for (Transformation<?> existing : existingTransformations) {
             String uid = existing.getUid();
             if (Objects.equals(uid, options.routerUid())
                     || Objects.equals(uid, options.gateUid())) {

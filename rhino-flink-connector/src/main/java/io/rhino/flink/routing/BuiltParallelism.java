@@ -19,6 +19,10 @@ package io.rhino.flink.routing;
  * table, the handover coordinators and the markers' router count are all derived from the built
  * parallelism of the router and of the keyed operator; a scheduler that changes it after the build
  * would make the first handover wait for routers that do not exist, or miss some that do.
+ *
+ * <p>Unlike the other refusals at task start this one lets Flink restart the job: the adaptive
+ * scheduler runs a job at a lower parallelism while slots are missing, and a restart once they are
+ * back deploys it at the built parallelism again.
  */
 final class BuiltParallelism {
 
@@ -28,7 +32,7 @@ final class BuiltParallelism {
         if (running == built) {
             return;
         }
-        throw UnsupportedJobShapeException.atTaskStart(
+        throw new UnsupportedJobShapeException(
                 "Rhino keyed stream '"
                         + name
                         + "': its "

@@ -21,10 +21,15 @@ import io.rhino.flink.api.RhinoKeyedStream;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -55,7 +60,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Job shapes that only the running job reveals are refused when the Rhino tasks start, naming the
  * Rhino operator, the cause and the fix, and without restarting the job into the same refusal. The
- * alternative was a job that ran until its first handover and then failed or lost state.
+ * alternative was a job that ran until its first handover and then failed or lost state. Operators
+ * that are not on a Rhino keyed stream are left alone.
  */
 @Timeout(120)
 class UnsupportedJobShapesITCase {
@@ -181,6 +187,32 @@ class UnsupportedJobShapesITCase {
                 .sinkTo(new DiscardingSink<>());
 
         assertRefusedAtStart(env, "'" + NAME + "'", "asynchronous state", "enableAsyncState()");
+    }
+
+    /** The refusal is Rhino's alone: async state keeps working on Flink's own keyed streams. */
+    @Test
+    void asyncStateOnAPlainKeyedStreamRunsOnTheRhinoBackend() throws Exception {
+        List<String> counts = new ArrayList<>();
+        for (boolean async : List.of(false, true)) {
+            StreamExecutionEnvironment env = environment();
+            String runId = "plain-async-" + async + "-" + UUID.randomUUID();
+            KeyedStream<Tuple3<Long, Long, Long>, Long> keyed =
+                    Events.stream(env, "events", 1, 200, 5, 13, 0, 1)
+                            .keyBy(new ShapeFunctions.ByKey());
+            (async
+                            ? keyed.enableAsyncState()
+                                    .process(new ShapeFunctions.AsyncCountPerKey())
+                            : keyed.process(new ShapeFunctions.CountPerKey()))
+                    .sinkTo(new ResultSink(runId));
+            env.execute("plain-async-" + async);
+            List<String> lines = ResultSink.take(runId);
+            assertThat(lines).hasSize(200);
+            if (counts.isEmpty()) {
+                counts.addAll(lines);
+            } else {
+                Multisets.assertSameMultiset("async vs synchronous state", counts, lines);
+            }
+        }
     }
 
     @Test

@@ -65,8 +65,8 @@ final class GateChainCheck {
             RhinoOperatorSpec spec, StreamConfig gate, ClassLoader classLoader, int parallelism) {
         String name = spec.name();
         BuiltParallelism.check(name, "keyed operator", parallelism, spec.parallelism());
-        int chainedOutputs = gate.getChainedOutputs(classLoader).size();
-        int outputs = chainedOutputs + gate.getOperatorNonChainedOutputs(classLoader).size();
+        List<StreamEdge> chainedOutputs = gate.getChainedOutputs(classLoader);
+        int outputs = chainedOutputs.size() + gate.getOperatorNonChainedOutputs(classLoader).size();
         if (outputs > 1) {
             throw UnsupportedJobShapeException.atTaskStart(
                     "Rhino keyed stream '"
@@ -77,21 +77,24 @@ final class GateChainCheck {
                             + " handover moves the vnode state of that operator alone. "
                             + anotherKeyBy(name));
         }
-        if (chainedOutputs == 0) {
+        if (chainedOutputs.isEmpty()) {
             throw UnsupportedJobShapeException.atTaskStart(
                     "Rhino keyed stream '"
                             + name
                             + "': its keyed operator is not chained to its gate, so its vnode"
-                            + " state is not in the gate's task and the gate cannot move it. To chain it, "
+                            + " state is not in the gate's task and the gate cannot move it."
+                            + " To chain it, "
                             + CHAIN_FIX);
         }
-        List<StreamConfig> keyed = keyedOperatorsOfChain(gate, classLoader);
+        Map<Integer, StreamConfig> chain = gate.getTransitiveChainedTaskConfigs(classLoader);
+        List<StreamConfig> keyed = keyedOperators(chain, chainedOutputs, classLoader);
         if (keyed.isEmpty()) {
+            StreamConfig next = chain.get(chainedOutputs.get(0).getTargetId());
             throw UnsupportedJobShapeException.atTaskStart(
                     "Rhino keyed stream '"
                             + name
                             + "' feeds '"
-                            + firstChainedName(gate, classLoader)
+                            + (next == null ? "an operator" : next.getOperatorName())
                             + "', which is not a keyed operator: the gate's task holds no keyed"
                             + " state to move. Use process(...) or window(...) on the Rhino"
                             + " keyed stream, or a keyed operator on its keyedStream().");
@@ -134,12 +137,16 @@ final class GateChainCheck {
                 + "-2\"))), or do the work in one operator.";
     }
 
-    /** The chained operators after the gate that have keyed state, in chain order. */
-    private static List<StreamConfig> keyedOperatorsOfChain(
-            StreamConfig gate, ClassLoader classLoader) {
-        Map<Integer, StreamConfig> chain = gate.getTransitiveChainedTaskConfigs(classLoader);
+    /**
+     * The operators of the chain after the gate that have keyed state: those with a state key
+     * serializer, for which Flink creates a keyed backend.
+     */
+    private static List<StreamConfig> keyedOperators(
+            Map<Integer, StreamConfig> chain,
+            List<StreamEdge> gateOutputs,
+            ClassLoader classLoader) {
         List<StreamConfig> keyed = new ArrayList<>();
-        Deque<StreamEdge> edges = new ArrayDeque<>(gate.getChainedOutputs(classLoader));
+        Deque<StreamEdge> edges = new ArrayDeque<>(gateOutputs);
         while (!edges.isEmpty()) {
             StreamConfig operator = chain.get(edges.poll().getTargetId());
             if (operator == null) {
@@ -151,13 +158,6 @@ final class GateChainCheck {
             edges.addAll(operator.getChainedOutputs(classLoader));
         }
         return keyed;
-    }
-
-    private static String firstChainedName(StreamConfig gate, ClassLoader classLoader) {
-        StreamEdge edge = gate.getChainedOutputs(classLoader).get(0);
-        StreamConfig operator =
-                gate.getTransitiveChainedTaskConfigs(classLoader).get(edge.getTargetId());
-        return operator == null ? "operator " + edge.getTargetId() : operator.getOperatorName();
     }
 
     /**
@@ -179,8 +179,8 @@ final class GateChainCheck {
                 return;
             }
         } catch (Exception | LinkageError e) {
-            // the chain itself reads the same configuration and reports any real problem with it
-            LOG.debug("Could not inspect the keyed operator of '{}'", name, e);
+            // the chain reads the same configuration and reports any real problem with it
+            LOG.warn("Could not inspect the keyed operator of Rhino keyed stream '{}'", name, e);
             return;
         }
         throw UnsupportedJobShapeException.atTaskStart(

@@ -38,6 +38,10 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
  * routing table, {@code partitionCustom} sends it there, and a gate chained in front of the keyed
  * operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed operator
  * is Flink's own, unchanged.
+ *
+ * <p>Router and gate get the uids {@code rhino-router-<name>} and {@code rhino-gate-<name>} (see
+ * {@link RhinoKeyedStreamOptions.Builder#routerUid}), and shapes of the job that a handover cannot
+ * serve are refused while it is built ({@code RhinoBuildCheck}) or when its tasks start.
  */
 public final class RhinoStreams {
 

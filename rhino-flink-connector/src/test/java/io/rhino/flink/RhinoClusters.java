@@ -39,7 +39,8 @@ final class RhinoClusters {
         return twoTaskManagers(metrics.addToConfiguration(new Configuration()));
     }
 
-    private static MiniClusterExtension twoTaskManagers(Configuration config) {
+    /** As {@link #twoTaskManagers()}, with {@code config} as cluster configuration. */
+    static MiniClusterExtension twoTaskManagers(Configuration config) {
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()

@@ -83,10 +83,14 @@ public final class RhinoCoGroupedStreams<T1, T2> {
                 DataStream<TaggedUnion<T1, T2>> union =
                         first.map(new TagFirst<T1, T2>())
                                 .returns(unionType)
+                                .name(options.name() + " (Rhino tag first)")
+                                .uid("rhino-tag-first-" + options.name())
                                 .setParallelism(first.getParallelism())
                                 .union(
                                         second.map(new TagSecond<T1, T2>())
                                                 .returns(unionType)
+                                                .name(options.name() + " (Rhino tag second)")
+                                                .uid("rhino-tag-second-" + options.name())
                                                 .setParallelism(second.getParallelism()));
                 RhinoKeyedStream<TaggedUnion<T1, T2>, KEY> keyed =
                         RhinoStreams.keyBy(

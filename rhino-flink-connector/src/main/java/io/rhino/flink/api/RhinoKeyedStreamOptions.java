@@ -35,6 +35,8 @@ public final class RhinoKeyedStreamOptions implements Serializable {
     private final Integer activeParallelism;
     private final StateTransfer stateTransfer;
     private final Duration handoverTimeout;
+    private final String routerUid;
+    private final String gateUid;
 
     private RhinoKeyedStreamOptions(Builder builder) {
         this.name = builder.name;
@@ -44,6 +46,8 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         this.activeParallelism = builder.activeParallelism;
         this.stateTransfer = builder.stateTransfer;
         this.handoverTimeout = builder.handoverTimeout;
+        this.routerUid = builder.routerUid != null ? builder.routerUid : "rhino-router-" + name;
+        this.gateUid = builder.gateUid != null ? builder.gateUid : "rhino-gate-" + name;
     }
 
     /** Options with the given operator name and every other value from configuration. */
@@ -85,6 +89,22 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         return Optional.ofNullable(handoverTimeout);
     }
 
+    /**
+     * The router's uid, which keys its routing table in checkpoints and savepoints: {@code
+     * rhino-router-<name>} unless set.
+     */
+    public String routerUid() {
+        return routerUid;
+    }
+
+    /**
+     * The gate's uid, which keys its coordinator's routing table in checkpoints and savepoints:
+     * {@code rhino-gate-<name>} unless set.
+     */
+    public String gateUid() {
+        return gateUid;
+    }
+
     /** Builder of {@link RhinoKeyedStreamOptions}. */
     public static final class Builder {
         private final String name;
@@ -94,6 +114,8 @@ public final class RhinoKeyedStreamOptions implements Serializable {
         private Integer activeParallelism;
         private StateTransfer stateTransfer = new LocalDirectoryStateTransfer();
         private Duration handoverTimeout;
+        private String routerUid;
+        private String gateUid;
 
         private Builder(String name) {
             if (name == null || name.isBlank()) {
@@ -145,8 +167,40 @@ public final class RhinoKeyedStreamOptions implements Serializable {
             return this;
         }
 
+        /**
+         * Sets the router's uid instead of {@code rhino-router-<name>}: to restore a savepoint
+         * after renaming the Rhino keyed stream, pass the uid the savepoint's job had.
+         */
+        public Builder routerUid(String uid) {
+            this.routerUid = requireUid("routerUid", uid);
+            return this;
+        }
+
+        /**
+         * Sets the gate's uid instead of {@code rhino-gate-<name>}: to restore a savepoint after
+         * renaming the Rhino keyed stream, pass the uid the savepoint's job had.
+         */
+        public Builder gateUid(String uid) {
+            this.gateUid = requireUid("gateUid", uid);
+            return this;
+        }
+
+        private static String requireUid(String what, String uid) {
+            if (uid == null || uid.isBlank()) {
+                throw new IllegalArgumentException(what + ": must not be blank");
+            }
+            return uid;
+        }
+
         public RhinoKeyedStreamOptions build() {
-            return new RhinoKeyedStreamOptions(this);
+            RhinoKeyedStreamOptions options = new RhinoKeyedStreamOptions(this);
+            if (options.routerUid().equals(options.gateUid())) {
+                throw new IllegalArgumentException(
+                        "gateUid: '"
+                                + options.gateUid()
+                                + "' (expected: another uid than the router's)");
+            }
+            return options;
         }
     }
 }

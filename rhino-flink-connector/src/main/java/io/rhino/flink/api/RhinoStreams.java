@@ -21,13 +21,11 @@ import io.rhino.flink.routing.RhinoElementTypeInfo;
 import io.rhino.flink.routing.RhinoGateOperatorFactory;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.RhinoRouterOperatorFactory;
-import io.rhino.flink.state.RhinoStateBackendFactory;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
@@ -41,6 +39,10 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
  * routing table, {@code partitionCustom} sends it there, and a gate chained in front of the keyed
  * operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed operator
  * is Flink's own, unchanged.
+ *
+ * <p>Router and gate get the uids {@code rhino-router-<name>} and {@code rhino-gate-<name>} (see
+ * {@link RhinoKeyedStreamOptions.Builder#routerUid}), and shapes of the job that a handover cannot
+ * serve are refused while it is built ({@code RhinoBuildCheck}) or when its tasks start.
  */
 public final class RhinoStreams {
 
@@ -63,7 +65,7 @@ public final class RhinoStreams {
             TypeInformation<K> keyType,
             RhinoKeyedStreamOptions options) {
         ReadableConfig config = stream.getExecutionEnvironment().getConfiguration();
-        requireRhinoBackendIfConfigured(config, options.name());
+        RhinoBuildCheck.check(stream, options);
         int parallelism =
                 options.parallelism().orElse(stream.getExecutionEnvironment().getParallelism());
         int keyGroups = options.keyGroups().orElse(config.get(RhinoOptions.KEY_GROUPS));
@@ -88,10 +90,11 @@ public final class RhinoStreams {
                 options.handoverTimeout().orElse(config.get(RhinoOptions.HANDOVER_TIMEOUT));
         SingleOutputStreamOperator<RhinoElement<T>> routed =
                 stream.transform(
-                                spec.name() + " (Rhino router)",
+                                spec.name() + RhinoBuildCheck.ROUTER_SUFFIX,
                                 new RhinoElementTypeInfo<>(type),
                                 new RhinoRouterOperatorFactory<>(
-                                        spec, keySelector, handoverTimeout))
+                                        spec, keySelector, routerParallelism, handoverTimeout))
+                        .uid(options.routerUid())
                         .setParallelism(routerParallelism);
         SingleOutputStreamOperator<T> gated =
                 routed.partitionCustom(new ChannelPartitioner(), new ChannelOf<>())
@@ -104,6 +107,7 @@ public final class RhinoStreams {
                                         options.stateTransfer(),
                                         routerParallelism,
                                         handoverTimeout))
+                        .uid(options.gateUid())
                         .setParallelism(spec.parallelism())
                         .setMaxParallelism(spec.numKeyGroups());
         KeyedStream<T, K> keyed =
@@ -121,30 +125,6 @@ public final class RhinoStreams {
     public static <T1, T2> RhinoJoinedStreams<T1, T2> join(
             DataStream<T1> first, DataStream<T2> second, RhinoKeyedStreamOptions options) {
         return new RhinoJoinedStreams<>(first, second, options);
-    }
-
-    /**
-     * Fails at job construction when the job configuration selects another state backend. When the
-     * job leaves it unset the cluster decides, and the gate checks at task start.
-     */
-    private static void requireRhinoBackendIfConfigured(ReadableConfig config, String name) {
-        config.getOptional(StateBackendOptions.STATE_BACKEND)
-                .filter(type -> !type.equals(RhinoStateBackendFactory.class.getName()))
-                .ifPresent(
-                        type -> {
-                            throw new IllegalStateException(
-                                    "Rhino keyed stream '"
-                                            + name
-                                            + "' needs the Rhino state backend, but "
-                                            + StateBackendOptions.STATE_BACKEND.key()
-                                            + " is '"
-                                            + type
-                                            + "'. Set '"
-                                            + StateBackendOptions.STATE_BACKEND.key()
-                                            + ": "
-                                            + RhinoStateBackendFactory.class.getName()
-                                            + "'.");
-                        });
     }
 
     /** The channel a router chose, as the partitioning key. */

@@ -45,6 +45,11 @@ public final class RhinoWindowedStream<T, K, W extends Window> {
         return keyedStream.pin(operator).name(keyedStream.spec().name());
     }
 
+    /** Called before Flink's window operator is created: it is the stream's one keyed operator. */
+    private void consume() {
+        keyedStream.consume("window(...)");
+    }
+
     public RhinoWindowedStream<T, K, W> trigger(Trigger<? super T, ? super W> trigger) {
         windowedStream.trigger(trigger);
         return this;
@@ -66,48 +71,58 @@ public final class RhinoWindowedStream<T, K, W extends Window> {
     }
 
     public SingleOutputStreamOperator<T> reduce(ReduceFunction<T> function) {
+        consume();
         return pin(windowedStream.reduce(function));
     }
 
     public <R> SingleOutputStreamOperator<R> reduce(
             ReduceFunction<T> reduceFunction, WindowFunction<T, R, K, W> function) {
+        consume();
         return pin(windowedStream.reduce(reduceFunction, function));
     }
 
     public <R> SingleOutputStreamOperator<R> reduce(
             ReduceFunction<T> reduceFunction, ProcessWindowFunction<T, R, K, W> function) {
+        consume();
         return pin(windowedStream.reduce(reduceFunction, function));
     }
 
     public <ACC, R> SingleOutputStreamOperator<R> aggregate(AggregateFunction<T, ACC, R> function) {
+        consume();
         return pin(windowedStream.aggregate(function));
     }
 
     public <ACC, V, R> SingleOutputStreamOperator<R> aggregate(
             AggregateFunction<T, ACC, V> aggregate, WindowFunction<V, R, K, W> function) {
+        consume();
         return pin(windowedStream.aggregate(aggregate, function));
     }
 
     public <ACC, V, R> SingleOutputStreamOperator<R> aggregate(
             AggregateFunction<T, ACC, V> aggregate, ProcessWindowFunction<V, R, K, W> function) {
+        consume();
         return pin(windowedStream.aggregate(aggregate, function));
     }
 
     public <R> SingleOutputStreamOperator<R> apply(WindowFunction<T, R, K, W> function) {
+        consume();
         return pin(windowedStream.apply(function));
     }
 
     public <R> SingleOutputStreamOperator<R> apply(
             WindowFunction<T, R, K, W> function, TypeInformation<R> resultType) {
+        consume();
         return pin(windowedStream.apply(function, resultType));
     }
 
     public <R> SingleOutputStreamOperator<R> process(ProcessWindowFunction<T, R, K, W> function) {
+        consume();
         return pin(windowedStream.process(function));
     }
 
     public <R> SingleOutputStreamOperator<R> process(
             ProcessWindowFunction<T, R, K, W> function, TypeInformation<R> resultType) {
+        consume();
         return pin(windowedStream.process(function, resultType));
     }
 }

@@ -108,6 +108,11 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getJobConfiguration(),
                 env.getTaskManagerInfo().getConfiguration(),
                 env.getUserCodeClassLoader().asClassLoader());
+        GateChainCheck.check(
+                spec,
+                parameters.getStreamConfig(),
+                env.getUserCodeClassLoader().asClassLoader(),
+                env.getTaskInfo().getNumberOfParallelSubtasks());
         this.task = env.getExecutionId();
         RhinoTaskRegistry.registerGate(
                 task, env.getJobID(), spec, env.getTaskInfo().getIndexOfThisSubtask());
@@ -121,6 +126,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     @Override
     public void open() throws Exception {
         super.open();
+        // Flink initialises a chain from its tail: the keyed operator's backend exists by now
+        GateChainCheck.requireVnodeBackend(spec, RhinoTaskRegistry.backendOf(task).isPresent());
         TypeSerializer<?> input =
                 getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
         valueSerializer = ((RhinoElementSerializer<T>) input).valueSerializer();

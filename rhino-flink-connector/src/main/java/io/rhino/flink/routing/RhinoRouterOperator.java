@@ -17,6 +17,7 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverCommand;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.coordination.RouterAckEvent;
 import io.rhino.flink.coordination.RouterCommandEvent;
 import io.rhino.flink.coordination.RouterFinishingEvent;
@@ -97,15 +98,44 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
                                 new ListStateDescriptor<>(
                                         "rhino-routing-table",
                                         BytePrimitiveArraySerializer.INSTANCE));
-        table = spec.initialRoutingTable();
+        RoutingTable restored = null;
         for (byte[] bytes : tableState.get()) {
-            RoutingTable restored =
+            RoutingTable candidate =
                     InstantiationUtil.deserializeObject(bytes, getClass().getClassLoader());
-            if (restored.epoch() > table.epoch()) {
-                table = restored;
+            if (restored == null || candidate.epoch() > restored.epoch()) {
+                restored = candidate;
             }
         }
+        // A restored table wins even at epoch 0: the restored vnode state follows it, whatever
+        // the initial table of this build (e.g. another active parallelism) says.
+        table = restored == null ? spec.initialRoutingTable() : fitting(restored);
         getMetricGroup().gauge("rhinoRoutingEpoch", () -> table.epoch());
+    }
+
+    private RoutingTable fitting(RoutingTable restored) {
+        if (!restored.layout().equals(spec.layout())
+                || restored.parallelism() != spec.parallelism()) {
+            throw UnsupportedJobShapeException.atTaskStart(
+                    "Rhino keyed stream '"
+                            + spec.name()
+                            + "' restores a routing table of "
+                            + shape(restored.layout(), restored.parallelism())
+                            + ", but the job is built with "
+                            + shape(spec.layout(), spec.parallelism())
+                            + " subtasks. Key groups, vnodes and parallelism cannot change for"
+                            + " existing state: build the job with the values of the restored"
+                            + " one.");
+        }
+        return restored;
+    }
+
+    private static String shape(VnodeLayout layout, int parallelism) {
+        return layout.numKeyGroups()
+                + " key groups in "
+                + layout.numVnodes()
+                + " vnodes over "
+                + parallelism
+                + " subtasks";
     }
 
     @Override

@@ -37,16 +37,23 @@ public final class RhinoRouterOperatorFactory<T, K>
 
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
+    private final int parallelism;
     private final Duration finishTimeout;
 
     /**
+     * @param parallelism the router's parallelism when the job is built, which the handover
+     *     coordinators rely on
      * @param finishTimeout how long a router whose input ended waits for a running handover (the
      *     handover timeout)
      */
     public RhinoRouterOperatorFactory(
-            RhinoOperatorSpec spec, KeySelector<T, K> keySelector, Duration finishTimeout) {
+            RhinoOperatorSpec spec,
+            KeySelector<T, K> keySelector,
+            int parallelism,
+            Duration finishTimeout) {
         this.spec = spec;
         this.keySelector = keySelector;
+        this.parallelism = parallelism;
         this.finishTimeout = finishTimeout;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
@@ -57,6 +64,15 @@ public final class RhinoRouterOperatorFactory<T, K>
             StreamOperatorParameters<RhinoElement<T>> parameters) {
         OperatorID operatorId = parameters.getStreamConfig().getOperatorID();
         OperatorEventDispatcher dispatcher = parameters.getOperatorEventDispatcher();
+        BuiltParallelism.check(
+                spec.name(),
+                "router",
+                parameters
+                        .getContainingTask()
+                        .getEnvironment()
+                        .getTaskInfo()
+                        .getNumberOfParallelSubtasks(),
+                parallelism);
         RhinoRouterOperator<T, K> router =
                 new RhinoRouterOperator<>(
                         parameters,

@@ -18,6 +18,7 @@ import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.routing.UnsupportedJobShapeException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,7 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.AsyncKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.KeyGroupRange;
@@ -36,6 +38,7 @@ import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.v2.adaptor.AsyncKeyedStateBackendAdaptor;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
@@ -119,6 +122,37 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         return createVnodeKeyedStateBackend(parameters, spec.get());
     }
 
+    /**
+     * Claims asynchronous keyed state for itself so that a Rhino operator asking for it is refused:
+     * Flink would otherwise wrap {@link #createKeyedStateBackend} and run the operator's state
+     * requests behind the records the gate hands over. Other operators get exactly what Flink gives
+     * them on its RocksDB backend, the synchronous backend behind Flink's adaptor.
+     */
+    @Override
+    public boolean supportsAsyncKeyedStateBackend() {
+        return true;
+    }
+
+    @Override
+    public <K> AsyncKeyedStateBackend<K> createAsyncKeyedStateBackend(
+            KeyedStateBackendParameters<K> parameters) throws Exception {
+        Optional<RhinoOperatorSpec> spec =
+                RhinoTaskRegistry.specOf(parameters.getEnv().getExecutionId());
+        if (spec.isPresent()) {
+            throw UnsupportedJobShapeException.atTaskStart(
+                    "Rhino keyed stream '"
+                            + spec.get().name()
+                            + "': its keyed operator "
+                            + parameters.getOperatorIdentifier()
+                            + " uses asynchronous state (enableAsyncState(), the State V2 API or"
+                            + " an async state operator). Its state requests run behind the"
+                            + " records, so a handover could move a vnode while requests for it"
+                            + " are still in flight. Remove enableAsyncState() from the Rhino"
+                            + " keyed stream and its operator, and use the synchronous state API.");
+        }
+        return new AsyncKeyedStateBackendAdaptor<>(rocksdb.createKeyedStateBackend(parameters));
+    }
+
     /** Creates the vnode backend of one subtask of a Rhino operator. */
     public <K> VnodeKeyedStateBackend<K> createVnodeKeyedStateBackend(
             KeyedStateBackendParameters<K> parameters, RhinoOperatorSpec spec) throws Exception {
@@ -147,6 +181,17 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             + spec.parallelism()
                             + ". Do not change the parallelism of operators on a Rhino keyed "
                             + "stream.");
+        }
+        if (RhinoTaskRegistry.backendOf(env.getExecutionId()).isPresent()) {
+            // the gate's chain check refuses this first; never let two operators share a gate
+            throw UnsupportedJobShapeException.atTaskStart(
+                    "Rhino keyed stream '"
+                            + spec.name()
+                            + "': "
+                            + parameters.getOperatorIdentifier()
+                            + " is a second keyed operator in the gate's task, but the gate moves"
+                            + " the vnode state of exactly one. Key its input again with another"
+                            + " Rhino name, or do the work in one operator.");
         }
         VnodeLayout layout = spec.layout();
         Map<Integer, List<KeyedStateHandle>> restored =

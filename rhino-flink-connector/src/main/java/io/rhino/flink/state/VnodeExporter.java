@@ -32,6 +32,7 @@ import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
@@ -75,14 +76,15 @@ final class VnodeExporter {
 
         KeyedStateHandle snapshot;
         try {
-            snapshot =
+            SnapshotResult<KeyedStateHandle> result =
                     FutureUtils.runIfNotDoneAndGet(
-                                    vnodeBackend.snapshot(
-                                            exportId,
-                                            System.currentTimeMillis(),
-                                            stagingFactory,
-                                            CheckpointOptions.forCheckpointWithDefaultLocation()))
-                            .getJobManagerOwnedSnapshot();
+                            vnodeBackend.snapshot(
+                                    exportId,
+                                    System.currentTimeMillis(),
+                                    stagingFactory,
+                                    CheckpointOptions.forCheckpointWithDefaultLocation()));
+            LocalSnapshots.discard(result);
+            snapshot = result.getJobManagerOwnedSnapshot();
         } finally {
             // Forget the pseudo-checkpoint so that later checkpoints never refer to staging files.
             if (vnodeBackend instanceof CheckpointListener listener) {

@@ -136,9 +136,10 @@ final class VnodeSnapshotter<K> {
         try {
             for (Map.Entry<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> entry :
                     futures.entrySet()) {
-                KeyedStateHandle handle =
-                        FutureUtils.runIfNotDoneAndGet(entry.getValue())
-                                .getJobManagerOwnedSnapshot();
+                SnapshotResult<KeyedStateHandle> result =
+                        FutureUtils.runIfNotDoneAndGet(entry.getValue());
+                LocalSnapshots.discard(result);
+                KeyedStateHandle handle = result.getJobManagerOwnedSnapshot();
                 if (handle != null) {
                     handleByVnode.put(
                             entry.getKey(),

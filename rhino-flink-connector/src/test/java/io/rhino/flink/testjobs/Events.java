@@ -20,7 +20,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -43,7 +43,7 @@ public final class Events {
      * @param keys number of distinct keys
      * @param eventsPerSecond source rate, or 0 for unlimited
      */
-    public static DataStream<Tuple3<Long, Long, Long>> stream(
+    public static SingleOutputStreamOperator<Tuple3<Long, Long, Long>> stream(
             StreamExecutionEnvironment env,
             String name,
             long seed,

@@ -1,0 +1,196 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.FileUtils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * With task-local recovery configured, a Rhino job restores correctly after a failure: Rhino's
+ * vnode state is restored from the checkpoint storage (the vnode snapshots live inside a manifest,
+ * which Flink's local state store does not hold), and handovers leave no local snapshot directories
+ * behind.
+ */
+@Timeout(180)
+class LocalRecoveryITCase {
+
+    private static final Path LOCAL_STATE = createTempDirectory();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.twoTaskManagers(localRecovery());
+
+    private static final Map<String, AtomicBoolean> ARMED = new ConcurrentHashMap<>();
+
+    @TempDir Path checkpoints;
+
+    @Test
+    void failureAfterHandoversRestoresExactlyWithLocalRecoveryConfigured() throws Exception {
+        long events = 6_000;
+        List<String> reference = plainFlinkCounts(events);
+
+        String runId = "local-recovery-" + UUID.randomUUID();
+        ARMED.put(runId, new AtomicBoolean());
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        String name = "counts";
+        RhinoStreams.keyBy(
+                        Events.stream(env, "events", 1, events, 5, 13, 1_000, 1)
+                                .map(new FailWhenArmed(runId)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(name).vnodes(4).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("local-recovery");
+
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(job.getJobID(), name, Duration.ofSeconds(60));
+        for (int vnode = 0; vnode < 2; vnode++) {
+            int owner = manager.routingTable().ownerOf(vnode);
+            HandoverResult moved =
+                    manager.handover(List.of(new VnodeMove(vnode, owner, 1 - owner)))
+                            .get(60, TimeUnit.SECONDS);
+            assertThat(moved.outcome()).isEqualTo(HandoverResult.Outcome.COMPLETED);
+        }
+        assertThat(localCheckpointDirectories("chk_"))
+                .as("local copies of checkpoints: local backup is on")
+                .isNotEmpty();
+        assertThat(localCheckpointDirectories("chk_-"))
+                .as("local snapshot directories of vnode exports (pseudo-checkpoints < 0)")
+                .isEmpty();
+        Thread.sleep(600); // a checkpoint after the handovers, then fail and restore from it
+        ARMED.get(runId).set(true);
+        job.getJobExecutionResult().get();
+
+        assertThat(ARMED.get(runId).get()).as("the injected failure happened").isFalse();
+        assertThat(new TreeSet<>(ResultSink.take(runId)))
+                .as("every count once, none lost or doubled across the restore")
+                .isEqualTo(new TreeSet<>(reference));
+    }
+
+    /** The counts of a failure-free plain Flink run. */
+    private static List<String> plainFlinkCounts(long events) throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(2);
+        String runId = "local-recovery-reference-" + UUID.randomUUID();
+        Events.stream(env, "events", 1, events, 5, 13, 0, 1)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        env.execute("local-recovery-reference");
+        return ResultSink.take(runId);
+    }
+
+    /**
+     * The local checkpoint directories named {@code prefix...}; {@code chk_-} matches those of
+     * pseudo-checkpoints, i.e. of vnode exports.
+     */
+    private static List<Path> localCheckpointDirectories(String prefix) throws IOException {
+        try (Stream<Path> files = Files.walk(LOCAL_STATE)) {
+            return files.filter(
+                            path ->
+                                    Files.isDirectory(path)
+                                            && path.getFileName().toString().startsWith(prefix))
+                    .toList();
+        }
+    }
+
+    /** Throws once, in subtask 0, after the test armed it. */
+    private static final class FailWhenArmed
+            extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
+        private final String runId;
+
+        FailWhenArmed(String runId) {
+            this.runId = runId;
+        }
+
+        @Override
+        public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) {
+            if (getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0
+                    && ARMED.get(runId).compareAndSet(true, false)) {
+                throw new RuntimeException("Injected failure after handovers");
+            }
+            return event;
+        }
+    }
+
+    private static Configuration localRecovery() {
+        Configuration config = new Configuration();
+        config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
+        config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+        config.set(
+                CheckpointingOptions.LOCAL_RECOVERY_TASK_MANAGER_STATE_ROOT_DIRS,
+                LOCAL_STATE.toString());
+        return config;
+    }
+
+    private static Path createTempDirectory() {
+        try {
+            return Files.createTempDirectory("rhino-local-state");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @AfterAll
+    static void deleteLocalState() throws IOException {
+        FileUtils.deleteDirectory(LOCAL_STATE.toFile());
+    }
+}

@@ -16,8 +16,11 @@ package io.rhino.flink;
 
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import java.time.Duration;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -55,6 +58,22 @@ final class RhinoClusters {
         config.set(
                 StateBackendOptions.STATE_BACKEND,
                 mode == Mode.RHINO ? RhinoStateBackendFactory.class.getName() : "rocksdb");
+        return config;
+    }
+
+    /** {@code config} with checkpoints every {@code interval} into {@code directory}. */
+    static Configuration withCheckpoints(
+            Configuration config, java.nio.file.Path directory, Duration interval) {
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, interval);
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, directory.toUri().toString());
+        return config;
+    }
+
+    /** {@code config} restarting a failed job up to {@code attempts} times after {@code delay}. */
+    static Configuration withRestarts(Configuration config, int attempts, Duration delay) {
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, delay);
         return config;
     }
 }

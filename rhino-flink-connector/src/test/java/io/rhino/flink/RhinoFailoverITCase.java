@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -53,13 +52,9 @@ class RhinoFailoverITCase {
                 Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, slowInput.unlimited(), 8));
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(200));
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(200));
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         String runId = "failover-" + UUID.randomUUID();

@@ -43,9 +43,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -88,8 +86,7 @@ class RhinoHandoverITCase {
         List<String> reference = RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8);
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(300));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         String runId = "handovers-" + UUID.randomUUID();
@@ -250,12 +247,8 @@ class RhinoHandoverITCase {
                 Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(300));
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(200));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         String runId = "handover-failure-" + UUID.randomUUID();

@@ -48,7 +48,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -367,12 +366,8 @@ class RhinoLifecycleITCase {
 
     private Configuration rhinoConfig(Duration checkpointInterval) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpointInterval);
-        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 1);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        RhinoClusters.withCheckpoints(config, checkpoints, checkpointInterval);
+        RhinoClusters.withRestarts(config, 1, Duration.ofMillis(200));
         return config;
     }
 

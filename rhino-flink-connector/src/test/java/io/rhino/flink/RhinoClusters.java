@@ -53,6 +53,18 @@ final class RhinoClusters {
                         .build());
     }
 
+    /** Three TaskManagers with two slots each: each subtask of a parallelism-3 job on its own. */
+    static MiniClusterExtension threeTaskManagers() {
+        Configuration config = new Configuration();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(3)
+                        .setNumberSlotsPerTaskManager(2)
+                        .setConfiguration(config)
+                        .build());
+    }
+
     static Configuration jobConfig(Mode mode) {
         Configuration config = new Configuration();
         config.set(

@@ -42,6 +42,11 @@ public final class FailOnDemand<T> implements MapFunction<T, T> {
         ARMED.get(runId).set(true);
     }
 
+    /** Takes an {@link #arm} back. */
+    public static void disarm(String runId) {
+        ARMED.get(runId).set(false);
+    }
+
     /** How often the function failed in the run. */
     public static int failures(String runId) {
         return FAILURES.get(runId).get();

@@ -1,0 +1,287 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.FailOnDemand;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverRejectedException;
+import io.rhino.handover.HandoverResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+
+/**
+ * Throws seeded random lifecycle operations at a running Rhino job: handovers, native savepoints,
+ * task failures at the source or at the sink, and cancel + restore from the latest savepoint or
+ * retained checkpoint. Counts what each operation did and keeps the history, for the failure
+ * message.
+ */
+final class LifecycleDriver {
+
+    /**
+     * Submits the job, restored from {@code restorePath} if not null, under a new run id; reading
+     * its input as fast as it can if {@code unlimited}, else at the test's rate.
+     */
+    interface Submitter {
+        JobID submit(String runId, String restorePath, boolean unlimited) throws Exception;
+    }
+
+    enum Operation {
+        HANDOVER,
+        SAVEPOINT,
+        FAIL_SOURCE,
+        FAIL_SINK,
+        CANCEL_AND_RESTORE
+    }
+
+    private final MiniCluster cluster;
+    private final Submitter submitter;
+    private final List<String> operators;
+    private final Path checkpoints;
+    private final Path savepoints;
+    private final Random random;
+    private final List<String> history = new ArrayList<>();
+    private final TreeMap<String, Integer> countByOutcome = new TreeMap<>();
+    private final List<String> runIds = new ArrayList<>();
+    private JobID job;
+    private String latestSavepoint;
+
+    LifecycleDriver(
+            MiniCluster cluster,
+            Submitter submitter,
+            List<String> operators,
+            Path checkpoints,
+            Path savepoints,
+            long seed) {
+        this.cluster = cluster;
+        this.submitter = submitter;
+        this.operators = operators;
+        this.checkpoints = checkpoints;
+        this.savepoints = savepoints;
+        this.random = new Random(seed);
+    }
+
+    /** Starts the first run. */
+    void start() throws Exception {
+        job = submitter.submit(nextRunId(), null, false);
+        awaitReady();
+    }
+
+    /**
+     * Ends the operations: cancels the job and restores its last state into a run that reads the
+     * rest of the input without a rate limit, and waits until it finished. Results in event time do
+     * not depend on the rate.
+     */
+    void finishUnlimited() throws Exception {
+        if (!finished()) {
+            String restorePath = cancelAndPickRestorePath();
+            history.add("finish: restored " + restorePath + " without a rate limit");
+            job = submitter.submit(nextRunId(), restorePath, true);
+        }
+        while (!finished()) {
+            Thread.sleep(50);
+        }
+    }
+
+    /** Every run id so far, in order; the job's results are the union of their outputs. */
+    List<String> runIds() {
+        return runIds;
+    }
+
+    List<String> history() {
+        return history;
+    }
+
+    TreeMap<String, Integer> countByOutcome() {
+        return countByOutcome;
+    }
+
+    JobID job() {
+        return job;
+    }
+
+    /** Runs operations until {@code count} ran or the job finished; returns how many ran. */
+    int run(int count) throws Exception {
+        int ran = 0;
+        while (ran < count && !finished()) {
+            Operation operation = pick();
+            String outcome = perform(operation);
+            history.add(ran + " " + operation + ": " + outcome);
+            countByOutcome.merge(operation + " " + outcome.split(":")[0], 1, Integer::sum);
+            ran++;
+            Thread.sleep(random.nextInt(300));
+        }
+        return ran;
+    }
+
+    boolean finished() throws Exception {
+        return cluster.getJobStatus(job).get().isGloballyTerminalState();
+    }
+
+    private Operation pick() {
+        int dice = random.nextInt(100);
+        if (dice < 55) {
+            return Operation.HANDOVER;
+        } else if (dice < 70) {
+            return Operation.SAVEPOINT;
+        } else if (dice < 80) {
+            return Operation.FAIL_SOURCE;
+        } else if (dice < 90) {
+            return Operation.FAIL_SINK;
+        }
+        return Operation.CANCEL_AND_RESTORE;
+    }
+
+    private String perform(Operation operation) throws Exception {
+        return switch (operation) {
+            case HANDOVER -> handover();
+            case SAVEPOINT -> savepoint();
+            case FAIL_SOURCE -> fail(currentRunId());
+            case FAIL_SINK -> fail(currentRunId() + "-sink");
+            case CANCEL_AND_RESTORE -> cancelAndRestore();
+        };
+    }
+
+    private String handover() throws Exception {
+        String operator = operators.get(random.nextInt(operators.size()));
+        Optional<HandoverManager> manager = RhinoHandovers.find(job, operator);
+        if (manager.isEmpty()) {
+            return "skipped: no manager";
+        }
+        List<VnodeMove> moves =
+                new HandoverDriver(job, operators, random.nextLong())
+                        .randomMoves(manager.get().routingTable(), 3);
+        try {
+            HandoverResult result = manager.get().handover(moves).get(90, TimeUnit.SECONDS);
+            return (result.isCompleted() ? "completed" : "failed")
+                    + ": "
+                    + operator
+                    + " "
+                    + moves
+                    + result.failureCause().map(c -> " " + c).orElse("");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof HandoverRejectedException rejected) {
+                return "refused: " + rejected.getMessage();
+            }
+            throw e;
+        }
+    }
+
+    private String savepoint() throws Exception {
+        try {
+            latestSavepoint =
+                    cluster.triggerSavepoint(
+                                    job,
+                                    savepoints.toUri().toString(),
+                                    false,
+                                    SavepointFormatType.NATIVE)
+                            .get(90, TimeUnit.SECONDS);
+            return "taken: " + latestSavepoint;
+        } catch (ExecutionException e) {
+            // e.g. while tasks restart or finish: Flink declines, the job goes on
+            return "declined: " + e.getCause();
+        }
+    }
+
+    private String fail(String failurePoint) throws Exception {
+        int before = FailOnDemand.failures(failurePoint);
+        FailOnDemand.arm(failurePoint);
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (FailOnDemand.failures(failurePoint) == before && System.nanoTime() < deadline) {
+            if (finished()) {
+                return "skipped: the job finished";
+            }
+            Thread.sleep(10);
+        }
+        if (FailOnDemand.failures(failurePoint) == before) {
+            FailOnDemand.disarm(failurePoint);
+            return "skipped: no record arrived";
+        }
+        awaitReady();
+        return "recovered: " + failurePoint;
+    }
+
+    private String cancelAndRestore() throws Exception {
+        String restorePath = cancelAndPickRestorePath();
+        job = submitter.submit(nextRunId(), restorePath, false);
+        awaitReady();
+        return "restored: " + restorePath;
+    }
+
+    /** The latest savepoint or the retained checkpoint of the cancelled job, at random. */
+    private String cancelAndPickRestorePath() throws Exception {
+        cluster.cancelJob(job).get(60, TimeUnit.SECONDS);
+        while (!finished()) {
+            Thread.sleep(20);
+        }
+        return latestSavepoint != null && random.nextBoolean()
+                ? latestSavepoint
+                : latestRetainedCheckpoint(job).orElse(latestSavepoint);
+    }
+
+    /** The newest complete checkpoint the cancelled job left: Flink keeps it on cancellation. */
+    private Optional<String> latestRetainedCheckpoint(JobID cancelled) throws Exception {
+        Path jobDir = checkpoints.resolve(cancelled.toHexString());
+        if (!Files.isDirectory(jobDir)) {
+            return Optional.empty();
+        }
+        try (Stream<Path> dirs = Files.list(jobDir)) {
+            return dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
+                    .filter(dir -> Files.exists(dir.resolve("_metadata")))
+                    .max(
+                            (a, b) ->
+                                    Long.compare(
+                                            Long.parseLong(a.getFileName().toString().substring(4)),
+                                            Long.parseLong(
+                                                    b.getFileName().toString().substring(4))))
+                    .map(dir -> dir.toUri().toString());
+        }
+    }
+
+    private void awaitReady() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        for (String operator : operators) {
+            while (!RhinoHandovers.isReady(job, operator)) {
+                if (finished() || System.nanoTime() > deadline) {
+                    return;
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    private String nextRunId() {
+        String runId = "lifecycle-" + runIds.size() + "-" + java.util.UUID.randomUUID();
+        runIds.add(runId);
+        return runId;
+    }
+
+    private String currentRunId() {
+        return runIds.get(runIds.size() - 1);
+    }
+}

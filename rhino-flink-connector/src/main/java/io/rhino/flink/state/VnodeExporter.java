@@ -46,8 +46,12 @@ import org.apache.flink.util.concurrent.FutureUtils;
  */
 final class VnodeExporter {
 
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(VnodeExporter.class);
+
     private static final String DB_DIR = "db";
     private static final String STAGING_DIR = "staging";
+    private static final String LIVE_DIR = "live";
     private static final String METADATA_FILE = "metadata";
 
     private VnodeExporter() {}
@@ -73,6 +77,11 @@ final class VnodeExporter {
         FsCheckpointStreamFactory stagingFactory =
                 new FsCheckpointStreamFactory(
                         FileSystem.getLocalFileSystem(), stagingPath, stagingPath, 0, 64 * 1024);
+
+        // Before the snapshot: it then holds every file the snapshot shares with the last completed
+        // checkpoint (see LiveInstanceFiles), so none is read from the checkpoint storage.
+        Path live = directory.resolve(LIVE_DIR);
+        LiveInstanceFiles.checkpoint(vnodeBackend, live);
 
         KeyedStateHandle snapshot;
         try {
@@ -106,11 +115,22 @@ final class VnodeExporter {
         List<HandleAndLocalPath> all = new ArrayList<>(resolved.getSharedState());
         all.addAll(resolved.getPrivateState());
         for (HandleAndLocalPath file : all) {
-            copiedBytes += materialize(file.getHandle(), db.resolve(file.getLocalPath()), staging);
+            copiedBytes +=
+                    materialize(
+                            file.getHandle(),
+                            db.resolve(file.getLocalPath()),
+                            live.resolve(file.getLocalPath()),
+                            staging);
         }
         Path metadata = directory.resolve(METADATA_FILE);
-        copiedBytes += materialize(resolved.getMetaDataStateHandle(), metadata, staging);
+        copiedBytes +=
+                materialize(
+                        resolved.getMetaDataStateHandle(),
+                        metadata,
+                        live.resolve(METADATA_FILE),
+                        staging);
         FileUtils.deleteDirectory(staging.toFile());
+        FileUtils.deleteDirectory(live.toFile());
 
         IncrementalLocalKeyedStateHandle handle =
                 new IncrementalLocalKeyedStateHandle(
@@ -126,11 +146,19 @@ final class VnodeExporter {
     }
 
     /**
-     * Puts the handle's bytes at {@code target}: a hard link to a local file, else a copy. Returns
-     * the bytes written by the snapshot itself (files in the staging directory) or copied.
+     * Puts the handle's bytes at {@code target}: a hard link to the same file of the live instance
+     * ({@code liveCopy}; SST files are immutable and uniquely named) or to a local file, else a
+     * copy. Returns the bytes written by the snapshot itself (files in the staging directory) or
+     * copied.
      */
-    private static long materialize(StreamStateHandle handle, Path target, Path staging)
-            throws IOException {
+    private static long materialize(
+            StreamStateHandle handle, Path target, Path liveCopy, Path staging) throws IOException {
+        if (!(handle instanceof FileStateHandle local && isLocal(local) && isIn(local, staging))
+                && Files.isRegularFile(liveCopy)
+                && Files.size(liveCopy) == handle.getStateSize()) {
+            Files.createLink(target, liveCopy);
+            return 0L;
+        }
         if (handle instanceof FileStateHandle fileHandle
                 && "file".equals(fileHandle.getFilePath().toUri().getScheme())) {
             Path source = Paths.get(fileHandle.getFilePath().toUri());
@@ -141,8 +169,21 @@ final class VnodeExporter {
                 // different filesystem: fall through to a copy
             }
         }
+        LOG.warn(
+                "Export copies {} ({} bytes) from the checkpoint storage: the live RocksDB instance"
+                        + " no longer has it",
+                handle,
+                handle.getStateSize());
         try (InputStream in = handle.openInputStream()) {
             return Files.copy(in, target);
         }
+    }
+
+    private static boolean isLocal(FileStateHandle handle) {
+        return "file".equals(handle.getFilePath().toUri().getScheme());
+    }
+
+    private static boolean isIn(FileStateHandle handle, Path directory) {
+        return Paths.get(handle.getFilePath().toUri()).startsWith(directory);
     }
 }

@@ -1,0 +1,73 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.state;
+
+import java.lang.reflect.Field;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.RocksDB;
+
+/**
+ * The files of a vnode's running RocksDB instance, taken as a RocksDB checkpoint: hard links to the
+ * live SST files (and copies of the small manifest files) in a local directory, made in the task
+ * thread in milliseconds whatever the state size.
+ *
+ * <p>An export resolves the files it shares with the last completed checkpoint from here rather
+ * than from the checkpoint storage, which may be remote (HDFS, S3): every such file is in this
+ * checkpoint if it is taken before the export's snapshot, because an SST file that leaves the live
+ * set never returns, and a file in both the earlier checkpoint and the later snapshot was live in
+ * between.
+ *
+ * <p>Flink's RocksDB backend does not expose its {@code RocksDB} handle; this reads its protected
+ * {@code db} field (Flink 2.2.1), failing with a message naming the field if it is not there.
+ */
+final class LiveInstanceFiles {
+
+    private static final Field DB = dbField();
+
+    private LiveInstanceFiles() {}
+
+    /** Creates {@code directory} (which must not exist) holding the instance's live files. */
+    static void checkpoint(CheckpointableKeyedStateBackend<?> vnodeBackend, Path directory)
+            throws Exception {
+        if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
+            throw new IllegalStateException(
+                    "A Rhino vnode is served by a "
+                            + vnodeBackend.getClass().getName()
+                            + ", expected Flink's RocksDBKeyedStateBackend");
+        }
+        Files.createDirectories(directory.getParent());
+        RocksDB db = (RocksDB) DB.get(rocksdb);
+        try (Checkpoint checkpoint = Checkpoint.create(db)) {
+            checkpoint.createCheckpoint(directory.toString());
+        }
+    }
+
+    private static Field dbField() {
+        try {
+            Field field = RocksDBKeyedStateBackend.class.getDeclaredField("db");
+            field.setAccessible(true);
+            return field;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException(
+                    "Rhino needs the field RocksDBKeyedStateBackend.db of Flink 2.2 to export"
+                            + " vnodes from their live files; this Flink version has none",
+                    e);
+        }
+    }
+}

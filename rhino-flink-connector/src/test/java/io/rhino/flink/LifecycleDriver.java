@@ -33,7 +33,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.util.ExceptionUtils;
 
 /**
  * Throws seeded random lifecycle operations at a running Rhino job: handovers, native savepoints,
@@ -90,6 +92,19 @@ final class LifecycleDriver {
     void start() throws Exception {
         job = submitter.submit(nextRunId(), null, false);
         awaitReady();
+        if (finished()) {
+            history.add("start: " + describeEnd());
+        }
+    }
+
+    /** How the current run ended: its status, and the failure cause if it failed. */
+    String describeEnd() throws Exception {
+        JobResult result = cluster.requestJobResult(job).get(60, TimeUnit.SECONDS);
+        return "run ended "
+                + result.getApplicationStatus()
+                + result.getSerializedThrowable()
+                        .map(t -> ": " + ExceptionUtils.stringifyException(t))
+                        .orElse("");
     }
 
     /**
@@ -106,6 +121,7 @@ final class LifecycleDriver {
         while (!finished()) {
             Thread.sleep(50);
         }
+        history.add("finish: " + describeEnd());
     }
 
     /** Every run id so far, in order; the job's results are the union of their outputs. */
@@ -135,6 +151,9 @@ final class LifecycleDriver {
             countByOutcome.merge(operation + " " + outcome.split(":")[0], 1, Integer::sum);
             ran++;
             Thread.sleep(random.nextInt(300));
+        }
+        if (ran < count) {
+            history.add("operations stopped: " + describeEnd());
         }
         return ran;
     }

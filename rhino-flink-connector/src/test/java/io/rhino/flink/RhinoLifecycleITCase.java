@@ -48,6 +48,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -238,6 +239,104 @@ class RhinoLifecycleITCase {
     }
 
     /**
+     * Unaligned checkpoints under backpressure persist in-flight elements of the router-to-gate
+     * edge (Flink refuses unaligned checkpoints on {@code partitionCustom} edges, so Rhino's edge
+     * has a partitioner of its own); handovers run throughout, a task fails once, and the replayed
+     * in-flight data yields exactly the plain job's output.
+     */
+    @Test
+    @Timeout(240)
+    void unalignedCheckpointsUnderBackpressureReplayInFlightElementsExactlyOnce(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        Map<String, String> reference =
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8));
+        String runId = "unaligned-" + UUID.randomUUID();
+        Configuration config = rhinoConfig(Duration.ofMillis(300));
+        config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+        config.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
+        // a slow sink behind the keyed operators backs the gates' input channels up
+        JobClient job =
+                submit(
+                        runId,
+                        config,
+                        events -> events.map(new FailOnDemand<>(runId)),
+                        results -> results.map(new Throttle<>(5, 2)).setParallelism(1));
+        JobID jobId = job.getJobID();
+        RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
+
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        List<String> unexpected = new ArrayList<>();
+        CompletableFuture<Void> client =
+                CompletableFuture.runAsync(
+                        () -> requestUntil(jobId, stop, refused, completed, unexpected));
+        long gateBytes = 0;
+        while (gateBytes == 0 && !isTerminal(miniCluster, jobId)) {
+            gateBytes = persistedInFlightBytesOfGates(miniCluster, jobId);
+            Thread.sleep(50);
+        }
+        FailOnDemand.arm(runId);
+        awaitRecovered(jobId, runId);
+        Thread.sleep(2_000);
+        stop.set(true);
+        client.get(60, TimeUnit.SECONDS);
+        job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+
+        assertThat(gateBytes)
+                .as("in-flight bytes of the router-to-gate edge in a completed checkpoint")
+                .isPositive();
+        assertThat(unexpected).as("request outcomes other than completed or refused").isEmpty();
+        assertThat(completed.get()).as("handovers completed").isPositive();
+        assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
+        assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+    }
+
+    /** In-flight bytes the gates' tasks persisted, summed over the recent completed checkpoints. */
+    private static long persistedInFlightBytesOfGates(MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        var graph = miniCluster.getExecutionGraph(jobId).get();
+        List<org.apache.flink.runtime.jobgraph.JobVertexID> gates = new ArrayList<>();
+        graph.getAllVertices()
+                .forEach(
+                        (id, vertex) -> {
+                            if (vertex.getName().contains("(Rhino gate)")) {
+                                gates.add(id);
+                            }
+                        });
+        long bytes = 0;
+        for (var checkpoint : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+            if (checkpoint.getStatus().isCompleted()) {
+                for (var gate : gates) {
+                    var stats = checkpoint.getTaskStateStats(gate);
+                    bytes += stats == null ? 0 : stats.getPersistedDataStats();
+                }
+            }
+        }
+        return bytes;
+    }
+
+    /** Sleeps {@code millis} every {@code records} records: a slow consumer. */
+    private static final class Throttle<T> implements MapFunction<T, T> {
+        private final int records;
+        private final long millis;
+        private long seen;
+
+        Throttle(int records, long millis) {
+            this.records = records;
+            this.millis = millis;
+        }
+
+        @Override
+        public T map(T value) throws InterruptedException {
+            if (++seen % records == 0) {
+                Thread.sleep(millis);
+            }
+            return value;
+        }
+    }
+
+    /**
      * A handover still shipping when the bounded input ends completes: routers keep their output
      * open until it did. The job may not restart at all.
      */
@@ -376,15 +475,29 @@ class RhinoLifecycleITCase {
             Configuration config,
             java.util.function.UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject)
             throws Exception {
+        return submit(runId, config, inject, results -> results);
+    }
+
+    private static JobClient submit(
+            String runId,
+            Configuration config,
+            java.util.function.UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject,
+            java.util.function.UnaryOperator<DataStream<String>> beforeSink)
+            throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
-        TestPipelines.build(
-                        env,
-                        Mode.RHINO,
-                        INPUT,
-                        new RhinoSetup(
-                                8, 3, new LocalDirectoryStateTransfer(), Duration.ofSeconds(30)),
-                        inject)
+        beforeSink
+                .apply(
+                        TestPipelines.build(
+                                env,
+                                Mode.RHINO,
+                                INPUT,
+                                new RhinoSetup(
+                                        8,
+                                        3,
+                                        new LocalDirectoryStateTransfer(),
+                                        Duration.ofSeconds(30)),
+                                inject))
                 .sinkTo(new ResultSink(runId));
         return env.executeAsync(runId);
     }

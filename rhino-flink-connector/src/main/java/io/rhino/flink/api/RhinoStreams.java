@@ -30,15 +30,16 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 
 /**
  * Entry point of Rhino's DataStream API: {@code RhinoStreams.keyBy(stream, key, options)} in place
  * of {@code stream.keyBy(key)}, then Flink's own {@code process(...)} or {@code window(...)}.
  *
  * <p>Under it: a router chained to the upstream operator picks each record's subtask from the
- * routing table, {@code partitionCustom} sends it there, and a gate chained in front of the keyed
- * operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed operator
- * is Flink's own, unchanged.
+ * routing table, Rhino's channel partitioner sends it there, and a gate chained in front of the
+ * keyed operator hands it on; the gate's output is reinterpreted as a keyed stream, so the keyed
+ * operator is Flink's own, unchanged.
  *
  * <p>Router and gate get the uids {@code rhino-router-<name>} and {@code rhino-gate-<name>} (see
  * {@link RhinoKeyedStreamOptions.Builder#routerUid}), and shapes of the job that a handover cannot
@@ -97,7 +98,10 @@ public final class RhinoStreams {
                         .uid(options.routerUid())
                         .setParallelism(routerParallelism);
         SingleOutputStreamOperator<T> gated =
-                routed.partitionCustom(new ChannelPartitioner(), new ChannelOf<>())
+                new DataStream<>(
+                                routed.getExecutionEnvironment(),
+                                new PartitionTransformation<>(
+                                        routed.getTransformation(), new ChannelPartitioner<T>()))
                         .transform(
                                 spec.name() + " (Rhino gate)",
                                 type,
@@ -125,15 +129,5 @@ public final class RhinoStreams {
     public static <T1, T2> RhinoJoinedStreams<T1, T2> join(
             DataStream<T1> first, DataStream<T2> second, RhinoKeyedStreamOptions options) {
         return new RhinoJoinedStreams<>(first, second, options);
-    }
-
-    /** The channel a router chose, as the partitioning key. */
-    private static final class ChannelOf<T> implements KeySelector<RhinoElement<T>, Integer> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Integer getKey(RhinoElement<T> element) {
-            return element.channel();
-        }
     }
 }

@@ -14,24 +14,58 @@
 
 package io.rhino.flink.routing;
 
-import org.apache.flink.api.common.functions.Partitioner;
+import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
+import org.apache.flink.runtime.plugable.SerializationDelegate;
+import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
-/** Sends a {@link RhinoElement} to the channel its router chose. */
-public final class ChannelPartitioner implements Partitioner<Integer> {
+/**
+ * The router-to-gate edge: every element goes to the gate subtask its router chose.
+ *
+ * <p>A partitioner of its own rather than {@code partitionCustom}: Flink refuses unaligned
+ * checkpoints for {@code partitionCustom} edges, and this edge is the job's shuffle, where
+ * unaligned checkpoints matter most. In-flight elements persisted by an unaligned checkpoint are
+ * replayed into the channel their router chose; gates ignore replayed handover markers that
+ * contradict the restored routing table (see {@code GateHandover}). Rhino refuses parallelism
+ * changes of routers and gates, so the in-flight data is never redistributed; the mappers below
+ * only name what Flink would otherwise do.
+ */
+public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<T>> {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     @Override
-    public int partition(Integer channel, int numPartitions) {
-        if (channel < 0 || channel >= numPartitions) {
+    public int selectChannel(SerializationDelegate<StreamRecord<RhinoElement<T>>> record) {
+        int channel = record.getInstance().getValue().channel();
+        if (channel < 0 || channel >= numberOfChannels) {
             throw new IllegalStateException(
                     "Rhino router chose channel "
                             + channel
                             + " but the gate has "
-                            + numPartitions
+                            + numberOfChannels
                             + " subtasks; the router and gate disagree on the operator's "
                             + "parallelism.");
         }
         return channel;
+    }
+
+    @Override
+    public StreamPartitioner<RhinoElement<T>> copy() {
+        return new ChannelPartitioner<>();
+    }
+
+    @Override
+    public SubtaskStateMapper getDownstreamSubtaskStateMapper() {
+        return SubtaskStateMapper.FULL;
+    }
+
+    @Override
+    public boolean isPointwise() {
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "RHINO";
     }
 }

@@ -20,6 +20,7 @@ import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
@@ -50,6 +51,8 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -259,6 +262,7 @@ class RhinoLifecycleITCase {
                 submit(
                         runId,
                         config,
+                        INPUT,
                         events -> events.map(new FailOnDemand<>(runId)),
                         results -> results.map(new Throttle<>(5, 2)).setParallelism(1));
         JobID jobId = job.getJobID();
@@ -290,6 +294,80 @@ class RhinoLifecycleITCase {
         assertThat(completed.get()).as("handovers completed").isPositive();
         assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
         assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+    }
+
+    /**
+     * Flink owns every vnode file: after handovers, a failover (whose restored checkpoint files the
+     * new attempt takes over) and many subsumed checkpoints, the cancelled job's checkpoint
+     * directory holds the retained checkpoint's files and nothing else, no other {@code chk-N}
+     * directory included.
+     */
+    @Test
+    @Timeout(240)
+    void onlyTheRetainedCheckpointsFilesRemainAfterHandoversAndAFailover(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        String runId = "files-" + UUID.randomUUID();
+        Configuration config = rhinoConfig(Duration.ofMillis(200));
+        config.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        // every file in the storage, none inlined in the handles
+        config.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        // input for long enough: the job is cancelled once the operations are done
+        JobClient job =
+                submit(
+                        runId,
+                        config,
+                        new Input(120_000, 97, 1_000, 2),
+                        events -> events.map(new FailOnDemand<>(runId)),
+                        results -> results);
+        JobID jobId = job.getJobID();
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
+        awaitCheckpoints(miniCluster, jobId, 3);
+        for (int i = 0; i < 2; i++) {
+            assertThat(
+                            manager.handover(moves(manager.routingTable(), 2))
+                                    .get(30, TimeUnit.SECONDS)
+                                    .isCompleted())
+                    .isTrue();
+        }
+        FailOnDemand.arm(runId);
+        manager = awaitRecovered(jobId, runId);
+        for (int i = 0; i < 2; i++) {
+            assertThat(
+                            manager.handover(moves(manager.routingTable(), 2))
+                                    .get(30, TimeUnit.SECONDS)
+                                    .isCompleted())
+                    .isTrue();
+        }
+        awaitCheckpoints(miniCluster, jobId, 10);
+        job.cancel().get(60, TimeUnit.SECONDS);
+        while (!isTerminal(miniCluster, jobId)) {
+            Thread.sleep(20);
+        }
+
+        Path jobDirectory = checkpoints.resolve(jobId.toHexString());
+        List<Path> checkpointDirectories;
+        try (var dirs = java.nio.file.Files.list(jobDirectory)) {
+            checkpointDirectories =
+                    dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-")).toList();
+        }
+        assertThat(checkpointDirectories)
+                .as("checkpoint directories left, with %s", CheckpointFiles.under(jobDirectory))
+                .hasSize(1);
+        java.util.Set<Path> left = new java.util.TreeSet<>(CheckpointFiles.under(jobDirectory));
+        left.removeAll(CheckpointFiles.referencedBy(checkpointDirectories.get(0)));
+        assertThat(left).as("files the retained checkpoint does not reference").isEmpty();
+    }
+
+    private static void awaitCheckpoints(MiniCluster miniCluster, JobID jobId, long more)
+            throws Exception {
+        long target = completedCheckpoints(miniCluster, jobId) + more;
+        while (completedCheckpoints(miniCluster, jobId) < target) {
+            assertThat(isTerminal(miniCluster, jobId)).as("job ended early").isFalse();
+            Thread.sleep(20);
+        }
     }
 
     /** In-flight bytes the gates' tasks persisted, summed over the recent completed checkpoints. */
@@ -475,12 +553,13 @@ class RhinoLifecycleITCase {
             Configuration config,
             java.util.function.UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject)
             throws Exception {
-        return submit(runId, config, inject, results -> results);
+        return submit(runId, config, INPUT, inject, results -> results);
     }
 
     private static JobClient submit(
             String runId,
             Configuration config,
+            Input input,
             java.util.function.UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject,
             java.util.function.UnaryOperator<DataStream<String>> beforeSink)
             throws Exception {
@@ -491,7 +570,7 @@ class RhinoLifecycleITCase {
                         TestPipelines.build(
                                 env,
                                 Mode.RHINO,
-                                INPUT,
+                                input,
                                 new RhinoSetup(
                                         8,
                                         3,

@@ -29,7 +29,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.api.common.JobID;
@@ -41,9 +40,10 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A deterministic job (sliding, session and tumbling event-time windows, a keyed process function
@@ -53,8 +53,10 @@ import org.junit.jupiter.api.io.TempDir;
  * keyed by result id stores them, must be exactly plain Flink's: a second value for an id, a
  * missing or an extra result fails, printed with the seed and the history.
  *
- * <p>{@code mvn verify} runs a smoke of 30 operations; {@code -Plifecycle} runs 500 ({@code
- * -Drhino.lifecycle.operations=N} any other number, {@code -Drhino.test.seed=S} to replay).
+ * <p>Runs once with aligned and once with unaligned checkpoints. {@code mvn verify} runs a smoke of
+ * 30 operations with a fixed seed, so that a red build replays; {@code -Plifecycle} runs 500 with a
+ * new seed each time ({@code -Drhino.lifecycle.operations=N} any other number, {@code
+ * -Drhino.test.seed=S} to replay a seed, {@code -Drhino.test.seed=random} for a new one).
  */
 class RhinoLifecycleRandomITCase {
 
@@ -66,12 +68,14 @@ class RhinoLifecycleRandomITCase {
     @TempDir Path checkpoints;
     @TempDir Path savepoints;
 
-    @Test
-    void randomLifecycleOperationsKeepExactlyOnce(@InjectMiniCluster MiniCluster miniCluster)
-            throws Exception {
+    private static final long SMOKE_SEED = 20261122L;
+
+    @ParameterizedTest(name = "unaligned checkpoints: {0}")
+    @ValueSource(booleans = {false, true})
+    void randomLifecycleOperationsKeepExactlyOnce(
+            boolean unaligned, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         int operations = Integer.getInteger("rhino.lifecycle.operations", 30);
-        long seed = Long.getLong("rhino.test.seed", System.nanoTime());
-        boolean unaligned = new Random(seed).nextBoolean();
+        long seed = seed();
         // about 4 s of input per operation: the operations end before the input does, and the
         // rest is read without a rate limit (see LifecycleDriver#finishUnlimited)
         Input input = new Input(operations * 2_000L, 97, EVENTS_PER_SECOND, 2);
@@ -143,6 +147,14 @@ class RhinoLifecycleRandomITCase {
         assertThat(ran)
                 .as("operations before the input ended (%s)", context)
                 .isGreaterThanOrEqualTo(Math.min(operations, 30));
+    }
+
+    private static long seed() {
+        String seed = System.getProperty("rhino.test.seed", "");
+        if (seed.isBlank()) {
+            return SMOKE_SEED;
+        }
+        return seed.equals("random") ? System.nanoTime() : Long.parseLong(seed);
     }
 
     private static String first(java.util.Collection<?> items) {

@@ -26,8 +26,8 @@ import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
 
 /**
  * Reads a completed checkpoint and tells, for every Rhino operator in it, which subtask held which
@@ -85,15 +85,15 @@ public final class VnodeCheckpointInspector {
     }
 
     private static VnodeManifest manifestOf(KeyedStateHandle handle) throws IOException {
-        if (!(handle instanceof KeyGroupsStateHandle keyGroups)) {
+        StreamStateHandle manifest = SubtaskSnapshotHandle.manifestOf(handle);
+        if (manifest == null) {
             return null;
         }
-        try (DataInputStream in =
-                new DataInputStream(keyGroups.getDelegateStateHandle().openInputStream())) {
+        try (DataInputStream in = new DataInputStream(manifest.openInputStream())) {
             if (in.readInt() != VnodeManifest.MAGIC) {
                 return null;
             }
         }
-        return VnodeManifest.readFrom(keyGroups.getDelegateStateHandle());
+        return VnodeManifest.readFrom(manifest);
     }
 }

@@ -23,71 +23,50 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PhysicalStateHandleID;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
-import org.apache.flink.runtime.state.StateObject;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.util.concurrent.ExecutorThreadFactory;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Plays the part of Flink's {@code SharedStateRegistry} for the files inside vnode snapshots, which
- * Flink cannot see: it replaces the placeholders RocksDB writes for files uploaded by an earlier
- * checkpoint with the real handles, and deletes files once no retained checkpoint uses them.
+ * Resolves the placeholders RocksDB writes for files uploaded by an earlier checkpoint into the
+ * real handles, so that a {@link VnodeManifest} can restore each vnode on its own, and forgets a
+ * file once no retained checkpoint uses it.
  *
- * <p>Retention is conservative: with R retained checkpoints, every snapshot taken at or after the
- * R-th most recent checkpoint this backend heard complete is kept, including ones that may have
- * been aborted in between, because notifications can be missed. Files of a restored checkpoint are
- * never deleted here: in Flink's NO_CLAIM mode they belong to someone else.
+ * <p>It deletes nothing: Flink's {@code SharedStateRegistry} owns every vnode file, as the files
+ * are reported to it with each snapshot (see {@link SubtaskSnapshotHandle}). Retention here is
+ * conservative: with R retained checkpoints, every snapshot taken at or after the R-th most recent
+ * checkpoint this backend heard complete is remembered, because notifications can be missed.
  */
 final class VnodeFileRegistry {
 
-    private static final Logger LOG = LoggerFactory.getLogger(VnodeFileRegistry.class);
-
-    /**
-     * One thread per TaskManager deletes obsolete files, off the task threads: with large state a
-     * completed checkpoint can make GBs of files obsolete, and deleting them in the task's mailbox
-     * would hold up its records (and handover markers) meanwhile.
-     */
-    private static final Executor SHARED_DISCARD_EXECUTOR =
-            Executors.newSingleThreadExecutor(
-                    new ExecutorThreadFactory("rhino-vnode-file-discard"));
-
     private final int retainedCheckpoints;
-    private final Executor discardExecutor;
     private final Map<PhysicalStateHandleID, StreamStateHandle> handleById = new HashMap<>();
-    private final Set<PhysicalStateHandleID> notOwned = new HashSet<>();
-    private final TreeMap<Long, List<StateObject>> filesBySnapshot = new TreeMap<>();
+    private final TreeMap<Long, List<PhysicalStateHandleID>> filesBySnapshot = new TreeMap<>();
     private final TreeSet<Long> completed = new TreeSet<>();
     private final TreeSet<Long> savepoints = new TreeSet<>();
+    private final Set<PhysicalStateHandleID> restored = new HashSet<>();
 
     VnodeFileRegistry(int retainedCheckpoints) {
-        this(retainedCheckpoints, SHARED_DISCARD_EXECUTOR);
-    }
-
-    /** With the executor that deletes obsolete files (tests pass a direct one). */
-    VnodeFileRegistry(int retainedCheckpoints, Executor discardExecutor) {
         if (retainedCheckpoints < 1) {
             throw new IllegalArgumentException(
                     "retainedCheckpoints: " + retainedCheckpoints + " (expected: >= 1)");
         }
         this.retainedCheckpoints = retainedCheckpoints;
-        this.discardExecutor = discardExecutor;
     }
 
-    /** Registers the files of restored vnode handles, which this backend must not delete. */
+    /**
+     * Registers the files of restored vnode handles: the restored backends refer to them by
+     * placeholders until a checkpoint no longer uses them.
+     */
     synchronized void registerRestored(Collection<KeyedStateHandle> handles) {
         for (KeyedStateHandle handle : handles) {
             if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
                 for (HandleAndLocalPath file : incremental.getSharedState()) {
                     handleById.put(file.getHandle().getStreamStateHandleID(), file.getHandle());
-                    notOwned.add(file.getHandle().getStreamStateHandleID());
+                    restored.add(file.getHandle().getStreamStateHandleID());
                 }
             }
         }
@@ -137,52 +116,32 @@ final class VnodeFileRegistry {
                 incremental.getCheckpointedSize());
     }
 
-    /** Records which files a snapshot (already resolved) references. */
+    /** Records which shared files a snapshot (already resolved) references. */
     synchronized void registerSnapshot(long checkpointId, Collection<KeyedStateHandle> handles) {
-        List<StateObject> files = new ArrayList<>();
+        List<PhysicalStateHandleID> files = new ArrayList<>();
         for (KeyedStateHandle handle : handles) {
             if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
-                incremental.getSharedState().forEach(file -> files.add(file.getHandle()));
-                incremental.getPrivateState().forEach(file -> files.add(file.getHandle()));
-                files.add(incremental.getMetaDataStateHandle());
-            } else {
-                files.add(handle);
+                incremental
+                        .getSharedState()
+                        .forEach(file -> files.add(file.getHandle().getStreamStateHandleID()));
             }
         }
         filesBySnapshot.computeIfAbsent(checkpointId, id -> new ArrayList<>()).addAll(files);
     }
 
     /**
-     * Notes that {@code checkpointId} is a savepoint. Its files belong to the savepoint, never to
-     * this registry, and its completion (a stop-with-savepoint is notified like a checkpoint) does
-     * not count as a retained checkpoint: should the stop fail, Flink restores the last checkpoint,
-     * whose files must still be there.
+     * Notes that {@code checkpointId} is a savepoint. Its completion (a stop-with-savepoint is
+     * notified like a checkpoint) does not count as a retained checkpoint: should the stop fail,
+     * Flink restores the last checkpoint, whose files the backends still refer to.
      */
     synchronized void registerSavepoint(long checkpointId) {
         savepoints.add(checkpointId);
     }
 
-    /** Notes a completed checkpoint and deletes (asynchronously) the files only older ones used. */
-    void checkpointCompleted(long checkpointId) {
-        List<StateObject> toDiscard = collectObsolete(checkpointId);
-        if (toDiscard.isEmpty()) {
-            return;
-        }
-        discardExecutor.execute(
-                () -> {
-                    for (StateObject file : toDiscard) {
-                        try {
-                            file.discardState();
-                        } catch (Exception e) {
-                            LOG.warn("Could not delete obsolete vnode checkpoint file {}", file, e);
-                        }
-                    }
-                });
-    }
-
-    private synchronized List<StateObject> collectObsolete(long checkpointId) {
+    /** Notes a completed checkpoint and forgets the files only older ones used. */
+    synchronized void checkpointCompleted(long checkpointId) {
         if (savepoints.contains(checkpointId)) {
-            return List.of();
+            return;
         }
         savepoints.headSet(checkpointId).clear(); // savepoints older than a completed checkpoint
         completed.add(checkpointId);
@@ -190,35 +149,28 @@ final class VnodeFileRegistry {
             completed.pollFirst();
         }
         long oldestKept = completed.first();
-        Map<Long, List<StateObject>> obsolete = filesBySnapshot.headMap(oldestKept, false);
+        Map<Long, List<PhysicalStateHandleID>> obsolete =
+                filesBySnapshot.headMap(oldestKept, false);
         if (obsolete.isEmpty()) {
-            return List.of();
+            return;
         }
-        Set<Object> stillUsed = new HashSet<>();
-        for (List<StateObject> files : filesBySnapshot.tailMap(oldestKept, true).values()) {
-            for (StateObject file : files) {
-                stillUsed.add(identity(file));
-            }
-        }
-        List<StateObject> toDiscard = new ArrayList<>();
-        Set<Object> seen = new HashSet<>();
-        for (List<StateObject> files : obsolete.values()) {
-            for (StateObject file : files) {
-                Object id = identity(file);
-                if (!stillUsed.contains(id) && !notOwned.contains(id) && seen.add(id)) {
-                    toDiscard.add(file);
-                    if (id instanceof PhysicalStateHandleID physicalId) {
-                        handleById.remove(physicalId);
-                    }
+        Set<PhysicalStateHandleID> stillUsed = new HashSet<>();
+        filesBySnapshot.tailMap(oldestKept, true).values().forEach(stillUsed::addAll);
+        // restored files are only known as long as no snapshot of this backend replaced them
+        restored.removeIf(id -> !stillUsed.contains(id) && handleById.remove(id) != null);
+        for (List<PhysicalStateHandleID> files : obsolete.values()) {
+            for (PhysicalStateHandleID id : files) {
+                if (!stillUsed.contains(id)) {
+                    handleById.remove(id);
                 }
             }
         }
         obsolete.clear();
-        return toDiscard;
     }
 
-    private static Object identity(StateObject file) {
-        return file instanceof StreamStateHandle stream ? stream.getStreamStateHandleID() : file;
+    /** How many files the registry can resolve placeholders to. */
+    synchronized int knownFiles() {
+        return handleById.size();
     }
 
     synchronized int trackedSnapshots() {

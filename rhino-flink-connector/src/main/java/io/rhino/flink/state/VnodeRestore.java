@@ -20,8 +20,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
 
 /** Reads the vnode manifests Flink hands a restoring subtask and checks they fit it. */
 final class VnodeRestore {
@@ -43,7 +43,8 @@ final class VnodeRestore {
         }
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         for (KeyedStateHandle handle : handles) {
-            if (!(handle instanceof KeyGroupsStateHandle keyGroups)) {
+            StreamStateHandle manifestHandle = SubtaskSnapshotHandle.manifestOf(handle);
+            if (manifestHandle == null) {
                 throw new IOException(
                         "Rhino keyed operator '"
                                 + spec.name()
@@ -51,7 +52,7 @@ final class VnodeRestore {
                                 + handle.getClass().getSimpleName()
                                 + ": its state was not written by the Rhino state backend.");
             }
-            VnodeManifest manifest = VnodeManifest.readFrom(keyGroups.getDelegateStateHandle());
+            VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
             check(manifest, spec, subtaskIndex, parallelism);
             handlesByVnode.putAll(manifest.restoreHandlesByVnode());
         }

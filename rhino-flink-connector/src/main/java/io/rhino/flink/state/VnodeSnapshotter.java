@@ -23,6 +23,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
@@ -33,21 +34,19 @@ import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupRangeOffsets;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
-import org.apache.flink.runtime.state.filesystem.RelativeFileStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.apache.flink.util.concurrent.FutureUtils;
 
 /**
  * Checkpoints a vnode backend: the synchronous part of every owned vnode's RocksDB snapshot runs in
- * {@link #snapshot}; the returned future uploads them, resolves shared-file placeholders and writes
- * the {@link VnodeManifest} that Flink stores as a standard {@link KeyGroupsStateHandle}.
+ * {@link #snapshot}; the returned future uploads them, resolves shared-file placeholders, writes
+ * the {@link VnodeManifest} and reports it to Flink with every vnode file (see {@link
+ * SubtaskSnapshotHandle}), so that Flink owns the files.
  */
 final class VnodeSnapshotter<K> {
 
@@ -58,6 +57,7 @@ final class VnodeSnapshotter<K> {
     private final int subtaskIndex;
     private final int parallelism;
     private final int numKeyGroups;
+    private final UUID backendIdentifier = UUID.randomUUID();
 
     VnodeSnapshotter(
             VnodeBackends<K> backends,
@@ -130,6 +130,9 @@ final class VnodeSnapshotter<K> {
             Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
             CheckpointStreamFactory streamFactory)
             throws Exception {
+        // as the vnode backends reported them, for Flink, and with placeholders resolved, to
+        // restore
+        SortedMap<Integer, KeyedStateHandle> reportedByVnode = new TreeMap<>();
         SortedMap<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
         // A vnode without any registered state snapshots to nothing, but it is still owned.
         SortedSet<Integer> emptyVnodes = new TreeSet<>();
@@ -141,6 +144,7 @@ final class VnodeSnapshotter<K> {
                 LocalSnapshots.discard(result);
                 KeyedStateHandle handle = result.getJobManagerOwnedSnapshot();
                 if (handle != null) {
+                    reportedByVnode.put(entry.getKey(), handle);
                     handleByVnode.put(
                             entry.getKey(),
                             savepoint
@@ -171,39 +175,29 @@ final class VnodeSnapshotter<K> {
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
             manifest.write(new DataOutputStream(out));
             if (out instanceof FsCheckpointStreamFactory.FsCheckpointStateOutputStream file) {
-                // Never inline the manifest in the checkpoint metadata: an inlined handle is
-                // sized by its own bytes, and only a file handle can carry the vnodes' size.
+                // Never inline the manifest in the checkpoint metadata: it stores the files of
+                // its own directory relative to it (see ManifestPaths), so it must be a file there.
                 file.flushToFile();
             }
             manifestHandle = out.closeAndGetHandle();
+        } catch (Exception e) {
+            // Flink never hears of these files: delete the new ones, as an aborted checkpoint's
+            SubtaskSnapshotHandle.of(
+                            backendIdentifier,
+                            subtaskKeyGroups,
+                            checkpointId,
+                            new ByteStreamStateHandle("unwritten-manifest", new byte[0]),
+                            reportedByVnode)
+                    .discardState();
+            throw e;
         }
         return SnapshotResult.of(
-                new KeyGroupsStateHandle(
-                        new KeyGroupRangeOffsets(subtaskKeyGroups),
-                        sizedAsItsVnodes(manifestHandle, handleByVnode.values())));
-    }
-
-    /**
-     * Flink reports a checkpoint's size from its handles, and the manifest alone is a few KB: a
-     * manifest file's handle is given the size of the state it stands for (the manifest plus every
-     * vnode snapshot), so checkpoint statistics and the web UI show the real state size. The
-     * manifest is therefore always written to a file; only a checkpoint storage that keeps
-     * everything in memory (the JobManager's) leaves it inlined, with its own size.
-     */
-    private static StreamStateHandle sizedAsItsVnodes(
-            StreamStateHandle manifest, Iterable<KeyedStateHandle> vnodes) {
-        long size = manifest.getStateSize();
-        for (KeyedStateHandle vnode : vnodes) {
-            size += vnode.getStateSize();
-        }
-        if (manifest instanceof RelativeFileStateHandle relative) {
-            return new RelativeFileStateHandle(
-                    relative.getFilePath(), relative.getRelativePath(), size);
-        }
-        if (manifest instanceof FileStateHandle file && file.getClass() == FileStateHandle.class) {
-            return new FileStateHandle(file.getFilePath(), size);
-        }
-        return manifest;
+                SubtaskSnapshotHandle.of(
+                        backendIdentifier,
+                        subtaskKeyGroups,
+                        checkpointId,
+                        manifestHandle,
+                        reportedByVnode));
     }
 
     /**
@@ -230,10 +224,17 @@ final class VnodeSnapshotter<K> {
             disposal.release(instances);
         }
 
+        /**
+         * Cancels the vnode snapshots and deletes what the finished ones uploaded, as Flink does
+         * for an operator's snapshot when it cancels a checkpoint: Flink never sees these files.
+         */
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            futures.values().forEach(future -> future.cancel(mayInterruptIfRunning));
-            return super.cancel(mayInterruptIfRunning);
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled) { // never the files of a snapshot that completed
+                cancelAndDiscard(futures);
+            }
+            return cancelled;
         }
 
         /**

@@ -25,7 +25,7 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -84,7 +84,8 @@ class CheckpointSizeTest {
         // one vnode: its manifest is a few KB, its SST file 8 MB
         KeyedStateHandle handle = harness.checkpoint(backend, 1, 16 * 1024);
 
-        assertThat(((KeyGroupsStateHandle) handle).getDelegateStateHandle())
+        assertThat(((IncrementalRemoteKeyedStateHandle) handle).getMetaDataStateHandle())
+                .as("the manifest")
                 .isNotInstanceOf(ByteStreamStateHandle.class);
         assertThat(handle.getStateSize()).isGreaterThan(2_000L * 4096);
     }

@@ -27,8 +27,10 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.filesystem.RelativeFileStateHandle;
@@ -105,16 +107,37 @@ class SavepointFilesTest {
 
     /** The savepoint's handle as Flink hands it out after the directory moved. */
     private static KeyedStateHandle relocated(KeyedStateHandle savepoint, Path directory) {
-        KeyGroupsStateHandle keyGroups = (KeyGroupsStateHandle) savepoint;
-        RelativeFileStateHandle manifest =
-                (RelativeFileStateHandle) keyGroups.getDelegateStateHandle();
-        return new KeyGroupsStateHandle(
-                keyGroups.getGroupRangeOffsets(),
-                new RelativeFileStateHandle(
-                        new org.apache.flink.core.fs.Path(
-                                directory.resolve(manifest.getRelativePath()).toUri()),
-                        manifest.getRelativePath(),
-                        manifest.getStateSize()));
+        IncrementalRemoteKeyedStateHandle handle = (IncrementalRemoteKeyedStateHandle) savepoint;
+        return new IncrementalRemoteKeyedStateHandle(
+                handle.getBackendIdentifier(),
+                handle.getKeyGroupRange(),
+                handle.getCheckpointId(),
+                relocated(handle.getSharedState(), directory),
+                relocated(handle.getPrivateState(), directory),
+                relocated(handle.getMetaDataStateHandle(), directory),
+                handle.getCheckpointedSize());
+    }
+
+    private static List<HandleAndLocalPath> relocated(
+            List<HandleAndLocalPath> files, Path directory) {
+        return files.stream()
+                .map(
+                        f ->
+                                HandleAndLocalPath.of(
+                                        relocated(f.getHandle(), directory), f.getLocalPath()))
+                .toList();
+    }
+
+    /** Flink writes every file of a savepoint relative to its directory, or inline. */
+    private static StreamStateHandle relocated(StreamStateHandle file, Path directory) {
+        if (!(file instanceof RelativeFileStateHandle relative)) {
+            return file;
+        }
+        return new RelativeFileStateHandle(
+                new org.apache.flink.core.fs.Path(
+                        directory.resolve(relative.getRelativePath()).toUri()),
+                relative.getRelativePath(),
+                relative.getStateSize());
     }
 
     private static void put(VnodeKeyedStateBackend<Long> backend, long from, long to, long value)

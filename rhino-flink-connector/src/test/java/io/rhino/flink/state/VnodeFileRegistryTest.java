@@ -66,19 +66,19 @@ class VnodeFileRegistryTest {
     }
 
     @Test
-    void resolvesPlaceholdersAndDeletesFilesNoRetainedCheckpointUses() throws Exception {
-        VnodeFileRegistry registry = new VnodeFileRegistry(1, Runnable::run);
+    void resolvesPlaceholdersForgetsFilesNoRetainedCheckpointUsesAndDeletesNothing()
+            throws Exception {
+        VnodeFileRegistry registry = new VnodeFileRegistry(1);
         FileStateHandle a = file("a.sst");
         FileStateHandle b = file("b.sst");
-        FileStateHandle p1 = file("p1");
-        FileStateHandle m1 = file("m1");
-        FileStateHandle p2 = file("p2");
-        FileStateHandle m2 = file("m2");
-        FileStateHandle p3 = file("p3");
-        FileStateHandle m3 = file("m3");
 
         KeyedStateHandle first =
-                registry.resolve(snapshot(1, List.of(HandleAndLocalPath.of(a, "1.sst")), p1, m1));
+                registry.resolve(
+                        snapshot(
+                                1,
+                                List.of(HandleAndLocalPath.of(a, "1.sst")),
+                                file("p1"),
+                                file("m1")));
         registry.registerSnapshot(1, List.of(first));
         KeyedStateHandle second =
                 registry.resolve(
@@ -87,37 +87,46 @@ class VnodeFileRegistryTest {
                                 List.of(
                                         HandleAndLocalPath.of(placeholder(a), "1.sst"),
                                         HandleAndLocalPath.of(b, "2.sst")),
-                                p2,
-                                m2));
+                                file("p2"),
+                                file("m2")));
         registry.registerSnapshot(2, List.of(second));
         assertThat(((IncrementalRemoteKeyedStateHandle) second).getSharedState().get(0).getHandle())
                 .as("placeholder replaced by the upload of checkpoint 1")
                 .isEqualTo(a);
-
         registry.checkpointCompleted(1);
-        assertThat(List.of(a, b, p1, m1, p2, m2)).allMatch(this::exists);
-
         registry.checkpointCompleted(2);
-        assertThat(exists(p1) || exists(m1)).as("private files of subsumed checkpoint 1").isFalse();
-        assertThat(List.of(a, b, p2, m2)).allMatch(this::exists);
 
         KeyedStateHandle third =
                 registry.resolve(
                         snapshot(
                                 3,
                                 List.of(HandleAndLocalPath.of(placeholder(b), "2.sst")),
-                                p3,
-                                m3));
+                                file("p3"),
+                                file("m3")));
         registry.registerSnapshot(3, List.of(third));
         registry.checkpointCompleted(3);
-        assertThat(exists(a)).as("a.sst, only used by subsumed checkpoints").isFalse();
-        assertThat(exists(p2) || exists(m2)).isFalse();
-        assertThat(List.of(b, p3, m3)).allMatch(this::exists);
+        assertThat(registry.knownFiles()).as("a.sst, only used by subsumed checkpoints").isOne();
+        assertThat(List.of(a, b))
+                .as("Flink deletes vnode files, not the backend")
+                .allMatch(this::exists);
+        assertThatThrownBy(
+                        () ->
+                                registry.resolve(
+                                        snapshot(
+                                                4,
+                                                List.of(
+                                                        HandleAndLocalPath.of(
+                                                                placeholder(a), "1.sst")),
+                                                file("p4"),
+                                                file("m4"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1.sst");
     }
 
     @Test
-    void neverDeletesRestoredFilesAndRejectsUnknownPlaceholders() throws Exception {
-        VnodeFileRegistry registry = new VnodeFileRegistry(1, Runnable::run);
+    void resolvesRestoredFilesUntilNoSnapshotUsesThemAndRejectsUnknownPlaceholders()
+            throws Exception {
+        VnodeFileRegistry registry = new VnodeFileRegistry(1);
         FileStateHandle restored = file("restored.sst");
         registry.registerRestored(
                 List.of(
@@ -134,14 +143,17 @@ class VnodeFileRegistryTest {
                                 List.of(HandleAndLocalPath.of(placeholder(restored), "9.sst")),
                                 file("p6"),
                                 file("m6")));
+        assertThat(((IncrementalRemoteKeyedStateHandle) sixth).getSharedState().get(0).getHandle())
+                .isEqualTo(restored);
         registry.registerSnapshot(6, List.of(sixth));
         registry.checkpointCompleted(6);
         KeyedStateHandle seventh = registry.resolve(snapshot(7, List.of(), file("p7"), file("m7")));
         registry.registerSnapshot(7, List.of(seventh));
         registry.checkpointCompleted(7);
-        assertThat(exists(restored))
-                .as("restored files belong to the checkpoint we restored")
-                .isTrue();
+        assertThat(registry.knownFiles())
+                .as("no retained checkpoint uses the restored file")
+                .isZero();
+        assertThat(exists(restored)).isTrue();
 
         assertThatThrownBy(
                         () ->

@@ -1,0 +1,104 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.testjobs;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.OperatorStateHandle;
+import org.apache.flink.runtime.state.StateObject;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+
+/** The files in a job's checkpoint directory, and those a retained checkpoint references. */
+public final class CheckpointFiles {
+
+    private CheckpointFiles() {}
+
+    /** Every regular file under {@code directory}. */
+    public static Set<Path> under(Path directory) throws IOException {
+        try (Stream<Path> files = Files.walk(directory)) {
+            return files.filter(Files::isRegularFile)
+                    .collect(java.util.stream.Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    /** The checkpoint's metadata file and every file its state handles reference. */
+    public static Set<Path> referencedBy(Path checkpointDirectory) throws IOException {
+        Path metadataFile = checkpointDirectory.resolve("_metadata");
+        CheckpointMetadata metadata;
+        try (InputStream in = Files.newInputStream(metadataFile)) {
+            metadata =
+                    Checkpoints.loadCheckpointMetadata(
+                            new DataInputStream(in),
+                            CheckpointFiles.class.getClassLoader(),
+                            checkpointDirectory.toUri().toString());
+        }
+        Set<Path> files = new TreeSet<>();
+        files.add(metadataFile);
+        for (OperatorState operator : metadata.getOperatorStates()) {
+            for (OperatorSubtaskState subtask : operator.getStates()) {
+                subtask.getManagedKeyedState().forEach(handle -> add(handle, files));
+                subtask.getRawKeyedState().forEach(handle -> add(handle, files));
+                subtask.getManagedOperatorState().forEach(handle -> add(handle, files));
+                subtask.getRawOperatorState().forEach(handle -> add(handle, files));
+                subtask.getInputChannelState().forEach(handle -> add(handle, files));
+                subtask.getResultSubpartitionState().forEach(handle -> add(handle, files));
+            }
+            if (operator.getCoordinatorState() != null) {
+                add(operator.getCoordinatorState(), files);
+            }
+        }
+        return files;
+    }
+
+    private static void add(StateObject handle, Set<Path> files) {
+        if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
+            incremental.getSharedState().forEach(file -> add(file, files));
+            incremental.getPrivateState().forEach(file -> add(file, files));
+            add(incremental.getMetaDataStateHandle(), files);
+        } else if (handle instanceof KeyGroupsStateHandle keyGroups) {
+            add(keyGroups.getDelegateStateHandle(), files);
+        } else if (handle instanceof OperatorStateHandle operatorState) {
+            add(operatorState.getDelegateStateHandle(), files);
+        } else if (handle instanceof FileStateHandle file) {
+            files.add(Paths.get(file.getFilePath().toUri()));
+        } else if (handle
+                instanceof org.apache.flink.runtime.state.AbstractChannelStateHandle<?> channel) {
+            add(channel.getDelegate(), files);
+        } else if (handle instanceof StreamStateHandle) {
+            // inlined bytes: no file
+        } else if (handle != null) {
+            throw new IllegalArgumentException("Unknown handle " + handle.getClass());
+        }
+    }
+
+    private static void add(HandleAndLocalPath file, Set<Path> files) {
+        add(file.getHandle(), files);
+    }
+}

@@ -77,6 +77,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     public void close() {
         if (hub != null) {
             RhinoHandovers.unregister(hub);
+            hub.close();
         }
     }
 

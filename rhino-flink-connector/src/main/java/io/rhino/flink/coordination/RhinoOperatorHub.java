@@ -47,11 +47,6 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(RhinoOperatorHub.class);
 
-    /** One timer thread for every manager in this JobManager: timeouts are rare events. */
-    private static final ScheduledExecutorService TIMER =
-            Executors.newSingleThreadScheduledExecutor(
-                    new ExecutorThreadFactory("rhino-handover-timer"));
-
     private final JobID jobId;
     private final RhinoOperatorSpec spec;
     private final SubtaskRecovery recovery;
@@ -63,6 +58,12 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     private volatile boolean failingOver;
     private final CheckpointAdmission checkpointAdmission = new CheckpointAdmission();
     private HandoverManager manager;
+
+    /**
+     * The manager's timeouts. The operator's own, shut down with it: a thread that outlived the job
+     * would keep the job's class loader, and with it every class of the job, on a session cluster.
+     */
+    private ScheduledExecutorService timer;
 
     private RhinoOperatorHub(JobID jobId, RhinoOperatorSpec spec, int routerParallelism) {
         this.jobId = jobId;
@@ -102,6 +103,9 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
             OperatorCoordinator.Context gateContext, HandoverManagerOptions options) {
         this.gateContext = gateContext;
         if (manager == null) {
+            timer =
+                    Executors.newSingleThreadScheduledExecutor(
+                            new ExecutorThreadFactory("rhino-handover-timer-" + spec.name()));
             manager =
                     new HandoverManager(
                             spec.name(),
@@ -110,11 +114,22 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                             this,
                             options,
                             System::currentTimeMillis,
-                            TIMER);
+                            timer);
             manager.suspend("starting; waiting for " + recovery.waitingFor());
             resumeIfAllRunning();
         }
         return manager;
+    }
+
+    /**
+     * The job ends (its coordinators close): fails what still runs, refuses what comes, and stops
+     * the timer thread.
+     */
+    synchronized void close() {
+        if (manager != null) {
+            manager.close();
+            timer.shutdownNow();
+        }
     }
 
     synchronized Optional<HandoverManager> existingManager() {

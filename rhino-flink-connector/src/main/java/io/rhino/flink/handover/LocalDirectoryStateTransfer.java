@@ -40,10 +40,8 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
     @Override
     public Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
             throws Exception {
-        File directory =
-                new File(
-                        origin.transferDirectory(),
-                        handover.value() + File.separator + "vnode-" + vnode);
+        // one flat directory per vnode and handover: removing it after the install leaves nothing
+        File directory = new File(origin.transferDirectory(), handover.value() + "-vnode-" + vnode);
         VnodeExport export = origin.exportVnode(vnode, directory.toPath());
         return new Shipment(
                 new LocalShipment(directory.getAbsolutePath(), export.handle()),

@@ -81,6 +81,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeDisposal disposal = new VnodeDisposal();
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
     private final java.io.File transferDirectory;
+    private final PendingExports pendingExports = new PendingExports();
     private final java.io.Closeable installResources;
     private long exportCounter;
 
@@ -157,6 +158,11 @@ public final class VnodeKeyedStateBackend<K>
         LOG.debug("{} removed vnode {}", operatorIdentifier, vnode);
     }
 
+    /** Exports written and not installed yet; for tests. */
+    int pendingExports() {
+        return pendingExports.size();
+    }
+
     /** Removed vnodes whose instance a running snapshot still holds; for tests. */
     int retiredInstances() {
         return disposal.retiredCount();
@@ -175,8 +181,16 @@ public final class VnodeKeyedStateBackend<K>
         }
         // Pseudo-checkpoint ids below -1 never collide with Flink's and are never confirmed.
         long exportId = -2 - exportCounter++;
-        return VnodeExporter.export(
-                backends.get(vnode), exportId, vnode, keyGroupRange(vnode), files, directory);
+        return pendingExports.export(
+                directory,
+                target ->
+                        VnodeExporter.export(
+                                backends.get(vnode),
+                                exportId,
+                                vnode,
+                                keyGroupRange(vnode),
+                                files,
+                                target));
     }
 
     /** A directory on this TaskManager's local disk for vnodes in transfer. */
@@ -457,6 +471,7 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public void dispose() {
         IOUtils.closeQuietly(installResources);
+        pendingExports.deleteUninstalled();
         for (int vnode : backends.ownedVnodes()) {
             states.unbindVnode(vnode);
             backends.remove(vnode).dispose();

@@ -166,6 +166,25 @@ class VnodeExportInstallTest {
         assertThat(drain(restored.create("timers", TIMERS))).isEqualTo(expectedTimers(moved));
     }
 
+    /**
+     * An export no target installed (its handover failed, or the target died) holds hard links to
+     * SST files, keeping their disk space: the origin deletes it when it goes.
+     */
+    @Test
+    void exportsNoTargetInstalledAreDeletedWithTheOrigin() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        writeState(origin, keysOf(MOVED, 200), 1);
+        harness.checkpoint(origin, 1);
+        VnodeExport installed = origin.exportVnode(MOVED, tmp.resolve("installed"));
+        VnodeExport abandoned = origin.exportVnode(STAYING, tmp.resolve("abandoned"));
+        installed.delete(); // as a target does once it installed
+        assertThat(origin.pendingExports()).isOne();
+
+        origin.dispose();
+
+        assertThat(abandoned.directory()).doesNotExist();
+    }
+
     @Test
     void restoreAsAnotherSubtaskIsRefusedWithAClearMessage() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());

@@ -84,6 +84,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
+
+    /** Routers whose output ended: their markers count as arrived for every handover. */
+    private final java.util.BitSet endedRouters = new java.util.BitSet();
+
     private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
     private final WatermarkHold watermarkHold = new WatermarkHold();
     private transient TypeSerializer<T> valueSerializer;
@@ -168,6 +172,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     @Override
     public void processElement(StreamRecord<RhinoElement<T>> element) throws Exception {
         RhinoElement<T> rhinoElement = element.getValue();
+        if (rhinoElement.isRouterEnded()) {
+            onRouterEnded(rhinoElement.endedRouter());
+            return;
+        }
         if (rhinoElement.isMarker()) {
             onMarker(rhinoElement);
             return;
@@ -226,7 +234,23 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     private GateHandover handover(HandoverId id) {
-        return handovers.computeIfAbsent(id, key -> new GateHandover(key, subtask()));
+        return handovers.computeIfAbsent(id, key -> new GateHandover(key, subtask(), endedRouters));
+    }
+
+    /**
+     * A router's output ended (its input did): every handover here counts its marker as arrived,
+     * those to come included, so an origin that waited only for it ships now.
+     */
+    private void onRouterEnded(int router) throws Exception {
+        endedRouters.set(router);
+        for (GateHandover handover : List.copyOf(handovers.values())) {
+            handover.routerEnded(router);
+            if (handover.needsShipping()) {
+                ship(handover);
+            }
+            forgetIfDone(handover);
+        }
+        releaseWatermarkIfFree();
     }
 
     private void onMarker(RhinoElement<T> element) throws Exception {

@@ -77,7 +77,7 @@ class RhinoFailoverITCase {
         JobClient job = env.executeAsync("failover");
         RhinoHandovers.awaitReady(job.getJobID(), "process", Duration.ofSeconds(60));
         for (int checkpoint = 0; checkpoint < 3; checkpoint++) {
-            miniCluster.triggerCheckpoint(job.getJobID()).get(60, TimeUnit.SECONDS);
+            RhinoClusters.checkpoint(miniCluster, job.getJobID());
         }
         FailOnDemand.arm(runId);
         job.getJobExecutionResult().get(180, TimeUnit.SECONDS);

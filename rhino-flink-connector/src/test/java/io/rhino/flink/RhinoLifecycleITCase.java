@@ -62,7 +62,6 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -374,18 +373,8 @@ class RhinoLifecycleITCase {
 
     private static void checkpoint(MiniCluster miniCluster, JobID jobId, int times)
             throws Exception {
-        int completed = 0;
-        while (completed < times) {
-            try {
-                miniCluster.triggerCheckpoint(jobId).get(60, TimeUnit.SECONDS);
-                completed++;
-            } catch (ExecutionException e) {
-                // right after a restart some tasks may still be deploying: Flink declines then
-                if (!ExceptionUtils.findThrowableWithMessage(e, "not being executed").isPresent()) {
-                    throw e;
-                }
-                Thread.sleep(100);
-            }
+        for (int i = 0; i < times; i++) {
+            RhinoClusters.checkpoint(miniCluster, jobId);
         }
     }
 

@@ -17,6 +17,7 @@ package io.rhino.flink;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.time.Duration;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -87,5 +88,29 @@ final class RhinoClusters {
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, delay);
         return config;
+    }
+
+    /**
+     * Takes a checkpoint on demand and waits until it completed. Right after a (re)start some tasks
+     * may still be deploying, and Flink declines the checkpoint: it is tried again then.
+     */
+    static void checkpoint(org.apache.flink.runtime.minicluster.MiniCluster cluster, JobID jobId)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try {
+                cluster.triggerCheckpoint(jobId).get(60, java.util.concurrent.TimeUnit.SECONDS);
+                return;
+            } catch (java.util.concurrent.ExecutionException e) {
+                boolean deploying =
+                        org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
+                                        e, "not being executed")
+                                .isPresent();
+                if (!deploying || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 }

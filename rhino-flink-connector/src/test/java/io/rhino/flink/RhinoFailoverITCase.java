@@ -16,7 +16,8 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.flink.testjobs.FailOnceAfterCheckpoints;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
@@ -26,11 +27,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,30 +52,37 @@ class RhinoFailoverITCase {
     @TempDir Path checkpoints;
 
     @Test
-    void failureAfterCheckpointRestoresVnodeStateExactly() throws Exception {
-        Input slowInput = new Input(6_000, 97, 1_500, 2);
+    @Timeout(240)
+    void failureAfterCheckpointRestoresVnodeStateExactly(@InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
+        Input input = new Input(60_000, 97, 3_000, 2);
         Map<String, String> reference =
-                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, slowInput.unlimited(), 8));
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(200));
+        // checkpoints on demand: three complete before the failure, however loaded the machine
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofHours(1));
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         String runId = "failover-" + UUID.randomUUID();
-        FailOnceAfterCheckpoints<org.apache.flink.api.java.tuple.Tuple3<Long, Long, Long>> failure =
-                new FailOnceAfterCheckpoints<>(runId, 3, 300);
         TestPipelines.build(
                         env,
                         Mode.RHINO,
-                        slowInput,
+                        input,
                         TestPipelines.RhinoSetup.vnodes(8),
-                        events -> events.map(failure).setParallelism(events.getParallelism()))
+                        events -> events.map(new FailOnDemand<>(runId)))
                 .sinkTo(new ResultSink(runId));
-        env.execute("failover");
+        JobClient job = env.executeAsync("failover");
+        RhinoHandovers.awaitReady(job.getJobID(), "process", Duration.ofSeconds(60));
+        for (int checkpoint = 0; checkpoint < 3; checkpoint++) {
+            RhinoClusters.checkpoint(miniCluster, job.getJobID());
+        }
+        FailOnDemand.arm(runId);
+        job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
 
-        assertThat(FailOnceAfterCheckpoints.failures(runId)).as("injected failures").isEqualTo(1);
+        assertThat(FailOnDemand.failures(runId)).as("injected failures").isEqualTo(1);
         assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
     }
 }

@@ -223,7 +223,17 @@ class RhinoHandoverITCase {
     @Timeout(180)
     void failureDuringHandoverRollsBackAndTheNextHandoverSucceeds() throws Exception {
         HandoverResult failed = runWithFault(FailingOnceStateTransfer.Fault.THROW);
-        assertThat(failed.failureCause()).get().asString().contains("Injected failure");
+        // The failed install fails its task; Flink may report first that the event to the failing
+        // task was lost, which fails it too: the cause names one or the other.
+        assertThat(failed.failureCause())
+                .get()
+                .asString()
+                .satisfiesAnyOf(
+                        cause -> assertThat(cause).contains("Injected failure"),
+                        cause ->
+                                assertThat(cause)
+                                        .contains("An OperatorEvent from an OperatorCoordinator")
+                                        .contains("was lost"));
     }
 
     @Test

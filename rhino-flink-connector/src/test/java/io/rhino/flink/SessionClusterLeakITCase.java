@@ -109,7 +109,7 @@ class SessionClusterLeakITCase {
         // Checkpoints on demand, none in flight at the cancellation: Flink itself leaves the files
         // of a checkpoint that a cancellation aborts half-written (seen with plain jobs too).
         for (int checkpoint = 0; checkpoint < 2; checkpoint++) {
-            miniCluster.triggerCheckpoint(jobId).get(60, TimeUnit.SECONDS);
+            RhinoClusters.checkpoint(miniCluster, jobId);
         }
         job.cancel().get(60, TimeUnit.SECONDS);
         while (!miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {

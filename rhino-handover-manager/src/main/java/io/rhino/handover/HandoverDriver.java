@@ -69,7 +69,6 @@ final class HandoverDriver {
     private String inputEndedBecause;
 
     /** Run once no handover runs, after the input ended. */
-    private final List<Runnable> whenIdle = new ArrayList<>();
 
     /** The started handover; {@code timeoutTask} is null if the timer refused it. */
     private record RunningHandover(
@@ -416,26 +415,29 @@ final class HandoverDriver {
     }
 
     /**
-     * The job's input ends ({@code reason} says where): new requests are refused, queued ones fail
-     * (they would start after routers stopped reading), and {@code idle} runs once the running
-     * handover, if any, has ended.
+     * The input of router {@code routerSubtask} ended: new requests are refused and queued ones
+     * fail (they would start after routers stopped reading). The running handover, if any, counts
+     * the router's end as its acknowledgement (its gates count it as its marker); if every router
+     * ended without switching, no gate knows the handover and it fails, changing nothing.
      */
-    void endOfInput(String reason, Runnable idle) {
+    void routerInputEnded(int routerSubtask) {
+        String reason = "the input of router subtask " + routerSubtask + " ended";
         if (inputEndedBecause == null) {
             LOG.info("Operator '{}' starts no more handovers: {}", operatorName, reason);
             inputEndedBecause = reason;
             queue.removeAll()
                     .forEach(queued -> endBeforeStart(queued, "the input ended: " + reason));
         }
-        whenIdle.add(idle);
-        releaseIdleWaitersIfIdle();
-    }
-
-    private void releaseIdleWaitersIfIdle() {
-        if (running == null && !whenIdle.isEmpty()) {
-            whenIdle.forEach(effects::proceed);
-            whenIdle.clear();
+        if (running == null) {
+            return;
         }
+        HandoverProgress progress = running.progress();
+        progress.recordRouterEnded(routerSubtask);
+        if (progress.noRouterSwitched()) {
+            failRunning("the input ended before any router switched; nothing changed", null);
+            return;
+        }
+        advance();
     }
 
     Optional<String> suspension() {
@@ -585,7 +587,6 @@ final class HandoverDriver {
         }
         released.forEach(effects::proceed);
         startNextIfPossible();
-        releaseIdleWaitersIfIdle();
     }
 
     // ---------------------------------------------------------------- queries

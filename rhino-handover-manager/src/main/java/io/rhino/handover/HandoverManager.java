@@ -309,15 +309,14 @@ public final class HandoverManager implements AutoCloseable {
     }
 
     /**
-     * The job's input ends, e.g. a bounded source finished or the job stops with drain: refuses new
-     * requests, fails queued ones, and runs {@code idle} once no handover runs (at once, or when
-     * the running one ends), so the routers can finish after their markers went out.
+     * The input of router {@code routerSubtask} ended: new requests are refused, queued ones fail,
+     * and the running handover counts the router's end as its acknowledgement (the gates count it
+     * as the router's marker). If every router ended without switching, the running handover fails
+     * and nothing changes.
      */
-    public void endOfInput(String reason, Runnable idle) {
-        Objects.requireNonNull(reason, "reason: null (expected: where the input ended)");
-        Objects.requireNonNull(idle, "idle: null (expected: a Runnable)");
+    public void routerInputEnded(int routerSubtask) {
         synchronized (lock) {
-            driver.endOfInput(reason, idle);
+            driver.routerInputEnded(routerSubtask);
         }
         actions.runPending();
     }

@@ -57,6 +57,7 @@ final class HandoverProgress {
     private final SortedSet<Integer> origins = new TreeSet<>();
 
     private final SortedSet<Integer> ackedRouters = new TreeSet<>();
+    private final SortedSet<Integer> switchedRouters = new TreeSet<>();
     private final SortedSet<Integer> reportedOrigins = new TreeSet<>();
     private final SortedSet<Integer> shippedVnodes = new TreeSet<>();
     private final SortedSet<Integer> installedVnodes = new TreeSet<>();
@@ -104,6 +105,12 @@ final class HandoverProgress {
      * @throws IllegalArgumentException if there is no such router subtask
      */
     boolean recordRouterAck(int routerSubtask) {
+        checkRouter(routerSubtask);
+        switchedRouters.add(routerSubtask);
+        return ackedRouters.add(routerSubtask);
+    }
+
+    private void checkRouter(int routerSubtask) {
         if (routerSubtask < 0 || routerSubtask >= routerParallelism) {
             throw new IllegalArgumentException(
                     "routerSubtask: "
@@ -114,7 +121,23 @@ final class HandoverProgress {
                             + routerParallelism
                             + ")");
         }
-        return ackedRouters.add(routerSubtask);
+    }
+
+    /**
+     * Records that a router's input ended: it routes nothing any more and the gates count its end
+     * as its marker, so it counts as an acknowledgement.
+     */
+    void recordRouterEnded(int routerSubtask) {
+        checkRouter(routerSubtask);
+        ackedRouters.add(routerSubtask);
+    }
+
+    /**
+     * Every router acknowledged only by ending: none switched to the new table or sent a marker, so
+     * no gate knows the handover and nothing changed.
+     */
+    boolean noRouterSwitched() {
+        return ackedRouters.size() == routerParallelism && switchedRouters.isEmpty();
     }
 
     /**

@@ -17,6 +17,7 @@ package io.rhino.handover;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rhino.core.handover.HandoverId;
 import io.rhino.core.routing.RoutingTable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -117,23 +118,57 @@ class HandoverManagerRecoveryTest {
     }
 
     @Test
-    void endOfInputLetsTheRunningHandoverCompleteThenLetsTheRoutersFinish() {
+    void aRouterWhoseInputEndedCountsAsAcknowledgedAndNoHandoverStartsAnyMore() {
         CompletableFuture<HandoverResult> running = h.manager.handover(Harness.moves(1, 0, 2));
-        java.util.List<String> released = new java.util.ArrayList<>();
+        HandoverId id = h.lastId();
 
-        h.manager.endOfInput("the input of router subtask 0 ended", () -> released.add("r0"));
-        assertThat(released).as("the running handover still needs the markers").isEmpty();
+        h.manager.routerInputEnded(0);
         assertThatThrownBy(() -> h.manager.handover(Harness.moves(9, 1, 3)).join())
                 .cause()
                 .isInstanceOf(HandoverRejectedException.class)
-                .hasMessageContaining("ended");
+                .hasMessageContaining("the input of router subtask 0 ended");
+        for (int router = 1; router < h.routers; router++) {
+            h.manager.onRouterAck(id, router);
+        }
+        h.ship(id, 0, 1);
+        h.manager.onTargetInstalled(id, 2, java.util.Set.of(1));
 
-        h.completeProtocol(h.lastId());
         assertThat(running.join().isCompleted()).isTrue();
-        assertThat(released).containsExactly("r0");
-        h.manager.endOfInput("the input of router subtask 1 ended", () -> released.add("r1"));
-        assertThat(released).as("nothing runs: at once").containsExactly("r0", "r1");
+        assertThat(h.manager.routingTable().ownerOf(1)).isEqualTo(2);
         assertThat(h.port.jobFailures).isEmpty();
+    }
+
+    @Test
+    void routersThatSwitchedBeforeTheirInputsEndedLetTheHandoverComplete() {
+        CompletableFuture<HandoverResult> running = h.manager.handover(Harness.moves(1, 0, 2));
+        HandoverId id = h.lastId();
+
+        h.ackAllRouters(id);
+        for (int router = 0; router < h.routers; router++) {
+            h.manager.routerInputEnded(router);
+        }
+        h.ship(id, 0, 1);
+        h.manager.onTargetInstalled(id, 2, java.util.Set.of(1));
+
+        assertThat(running.join().isCompleted()).isTrue();
+        assertThat(h.port.jobFailures).isEmpty();
+    }
+
+    @Test
+    void aHandoverNoRouterSwitchedToBeforeTheirInputsEndedFailsAndChangesNothing() {
+        RoutingTable before = h.manager.routingTable();
+        CompletableFuture<HandoverResult> running = h.manager.handover(Harness.moves(1, 0, 2));
+
+        for (int router = 0; router < h.routers; router++) {
+            h.manager.routerInputEnded(router);
+        }
+
+        assertThat(running.join().failureCause())
+                .get()
+                .asString()
+                .contains("before any router switched");
+        assertThat(h.manager.routingTable()).isEqualTo(before);
+        assertThat(h.port.jobFailures).as("nothing to roll back").isEmpty();
     }
 
     @Test
@@ -141,7 +176,7 @@ class HandoverManagerRecoveryTest {
         h.manager.beforeCheckpoint(3, () -> {});
         CompletableFuture<HandoverResult> queued = h.manager.handover(Harness.moves(1, 0, 2));
 
-        h.manager.endOfInput("the input of router subtask 0 ended", () -> {});
+        h.manager.routerInputEnded(0);
 
         assertThat(queued.join().failureCause()).get().asString().contains("the input ended");
         h.manager.checkpointTaken(3);

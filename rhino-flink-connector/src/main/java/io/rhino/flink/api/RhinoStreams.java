@@ -94,7 +94,7 @@ public final class RhinoStreams {
                                 spec.name() + RhinoBuildCheck.ROUTER_SUFFIX,
                                 new RhinoElementTypeInfo<>(type),
                                 new RhinoRouterOperatorFactory<>(
-                                        spec, keySelector, routerParallelism, handoverTimeout))
+                                        spec, keySelector, routerParallelism))
                         .uid(options.routerUid())
                         .setParallelism(routerParallelism);
         SingleOutputStreamOperator<T> gated =

@@ -154,26 +154,11 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     }
 
     /**
-     * A router's input ended: no handover starts any more, and the router may finish once the
-     * running one, if any, ended (it still needs the router's markers).
+     * A router's input ended: no handover starts any more, and a running one counts the router's
+     * end as its acknowledgement.
      */
     void routerFinishing(int subtask) {
-        Optional<HandoverManager> existing = existingManager();
-        if (existing.isEmpty()) {
-            releaseRouter(subtask);
-            return;
-        }
-        existing.get()
-                .endOfInput(
-                        "the input of router subtask " + subtask + " ended",
-                        () -> releaseRouter(subtask));
-    }
-
-    private void releaseRouter(int subtask) {
-        SubtaskGateway router = routers.get(subtask);
-        if (router != null) {
-            router.sendEvent(new RouterMayFinishEvent());
-        }
+        existingManager().ifPresent(manager -> manager.routerInputEnded(subtask));
     }
 
     void gateReady(int subtask, SubtaskGateway gateway) {

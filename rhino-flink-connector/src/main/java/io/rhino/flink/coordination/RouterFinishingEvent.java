@@ -17,7 +17,8 @@ package io.rhino.flink.coordination;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
- * Router subtask → coordinator: its input ended; it waits for {@link RouterMayFinishEvent} before
- * it ends its output, so that a handover in flight still gets its markers.
+ * Router subtask → coordinator: its input ended, and it ended its output with a last element that
+ * the gates count as its marker of every handover; the manager counts it as the router's
+ * acknowledgement and starts no handover any more.
  */
 public record RouterFinishingEvent() implements OperatorEvent {}

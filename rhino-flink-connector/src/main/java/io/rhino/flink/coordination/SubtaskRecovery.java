@@ -56,20 +56,23 @@ final class SubtaskRecovery {
 
     /** A router attempt opened, routing by {@code table}; stale attempts are ignored. */
     void routerStarted(int subtask, int attempt, RoutingTable table) {
-        if (attempt >= firstRouterAttempt[subtask]) {
+        if (subtask < routers && attempt >= firstRouterAttempt[subtask]) {
             routerReports.put(subtask, new RouterReport(attempt, table));
         }
     }
 
     /** A gate attempt opened; stale attempts are ignored. */
     void gateStarted(int subtask, int attempt) {
-        if (attempt >= firstGateAttempt[subtask]) {
+        if (subtask < gates && attempt >= firstGateAttempt[subtask]) {
             gateAttempts.put(subtask, attempt);
         }
     }
 
     /** A router attempt failed ({@code attempt} known) or was reset ({@code attempt} = -1). */
     void routerGone(int subtask, int attempt) {
+        if (subtask >= routers) {
+            return; // a parallelism other than the built one: the task refuses to run
+        }
         RouterReport report = routerReports.remove(subtask);
         int known = Math.max(attempt, report == null ? -1 : report.attempt());
         firstRouterAttempt[subtask] = Math.max(firstRouterAttempt[subtask], known + 1);
@@ -77,6 +80,9 @@ final class SubtaskRecovery {
 
     /** A gate attempt failed ({@code attempt} known) or was reset ({@code attempt} = -1). */
     void gateGone(int subtask, int attempt) {
+        if (subtask >= gates) {
+            return; // a parallelism other than the built one: the task refuses to run
+        }
         Integer reported = gateAttempts.remove(subtask);
         int known = Math.max(attempt, reported == null ? -1 : reported);
         firstGateAttempt[subtask] = Math.max(firstGateAttempt[subtask], known + 1);

@@ -43,8 +43,25 @@ final class GateHandover {
     private long firstMarkerNanos;
 
     GateHandover(HandoverId id, int subtask) {
+        this(id, subtask, new BitSet());
+    }
+
+    /**
+     * @param endedRouters routers whose output already ended: they count as having sent this
+     *     handover's markers
+     */
+    GateHandover(HandoverId id, int subtask, BitSet endedRouters) {
         this.id = id;
         this.subtask = subtask;
+        markersFrom.or(endedRouters);
+    }
+
+    /**
+     * A router's output ended: it sends no record any more, so it is as if its marker arrived, and
+     * an origin waiting for it may ship.
+     */
+    void routerEnded(int routerSubtask) {
+        markersFrom.set(routerSubtask);
     }
 
     HandoverId id() {

@@ -31,6 +31,11 @@ final class IncomingVnodeBuffer<T> {
 
     private record BufferedRecord<T>(int vnode, StreamRecord<T> record) {}
 
+    /** The vnodes whose records wait, ascending. */
+    Set<Integer> pending() {
+        return new java.util.TreeSet<>(pendingVnodes);
+    }
+
     boolean isHolding() {
         return !pendingVnodes.isEmpty();
     }

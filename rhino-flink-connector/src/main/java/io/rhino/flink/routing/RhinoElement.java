@@ -28,16 +28,19 @@ public final class RhinoElement<T> {
     private final T value;
     private final HandoverMarker marker;
     private final int routerParallelism;
+    private final int endedRouter;
 
-    private RhinoElement(int channel, T value, HandoverMarker marker, int routerParallelism) {
+    private RhinoElement(
+            int channel, T value, HandoverMarker marker, int routerParallelism, int endedRouter) {
         this.channel = channel;
         this.value = value;
         this.marker = marker;
         this.routerParallelism = routerParallelism;
+        this.endedRouter = endedRouter;
     }
 
     public static <T> RhinoElement<T> record(int channel, T value) {
-        return new RhinoElement<>(channel, Objects.requireNonNull(value, "value"), null, 0);
+        return new RhinoElement<>(channel, Objects.requireNonNull(value, "value"), null, 0, -1);
     }
 
     /**
@@ -53,7 +56,34 @@ public final class RhinoElement<T> {
                     "routerParallelism: " + routerParallelism + " (expected: >= 1)");
         }
         return new RhinoElement<>(
-                channel, null, Objects.requireNonNull(marker, "marker"), routerParallelism);
+                channel, null, Objects.requireNonNull(marker, "marker"), routerParallelism, -1);
+    }
+
+    /**
+     * The last element a router subtask sends on a channel: its input ended, it sends nothing more,
+     * so it counts as having sent every handover's marker, later ones included.
+     */
+    public static <T> RhinoElement<T> routerEnded(
+            int channel, int routerSubtask, int routerParallelism) {
+        if (routerSubtask < 0 || routerSubtask >= routerParallelism) {
+            throw new IllegalArgumentException(
+                    "routerSubtask: "
+                            + routerSubtask
+                            + " (expected: 0.."
+                            + (routerParallelism - 1)
+                            + ")");
+        }
+        return new RhinoElement<>(channel, null, null, routerParallelism, routerSubtask);
+    }
+
+    /** Whether this is the end of a router's output ({@link #routerEnded}). */
+    public boolean isRouterEnded() {
+        return endedRouter >= 0;
+    }
+
+    /** The router subtask whose output ended; only for {@link #isRouterEnded()} elements. */
+    public int endedRouter() {
+        return endedRouter;
     }
 
     public boolean isMarker() {
@@ -83,17 +113,21 @@ public final class RhinoElement<T> {
         return o instanceof RhinoElement<?> other
                 && channel == other.channel
                 && routerParallelism == other.routerParallelism
+                && endedRouter == other.endedRouter
                 && Objects.equals(value, other.value)
                 && Objects.equals(marker, other.marker);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(channel, value, marker);
+        return Objects.hash(channel, value, marker, endedRouter);
     }
 
     @Override
     public String toString() {
+        if (isRouterEnded()) {
+            return "RhinoElement{channel=" + channel + ", router " + endedRouter + " ended}";
+        }
         return isMarker()
                 ? "RhinoElement{channel=" + channel + ", marker=" + marker + "}"
                 : "RhinoElement{channel=" + channel + ", value=" + value + "}";

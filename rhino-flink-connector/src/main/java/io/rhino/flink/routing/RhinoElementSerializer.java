@@ -32,6 +32,7 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
     private static final long serialVersionUID = 1L;
     private static final byte KIND_RECORD = 0;
     private static final byte KIND_MARKER = 1;
+    private static final byte KIND_ROUTER_ENDED = 2;
 
     private final TypeSerializer<T> valueSerializer;
 
@@ -61,8 +62,8 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
 
     @Override
     public RhinoElement<T> copy(RhinoElement<T> from) {
-        // markers are immutable
-        return from.isMarker()
+        // markers and ends are immutable
+        return from.isMarker() || from.isRouterEnded()
                 ? from
                 : RhinoElement.record(from.channel(), valueSerializer.copy(from.value()));
     }
@@ -79,7 +80,12 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
 
     @Override
     public void serialize(RhinoElement<T> element, DataOutputView target) throws IOException {
-        if (element.isMarker()) {
+        if (element.isRouterEnded()) {
+            target.writeByte(KIND_ROUTER_ENDED);
+            target.writeInt(element.channel());
+            target.writeInt(element.routerParallelism());
+            target.writeInt(element.endedRouter());
+        } else if (element.isMarker()) {
             target.writeByte(KIND_MARKER);
             target.writeInt(element.channel());
             target.writeInt(element.routerParallelism());
@@ -113,6 +119,10 @@ public final class RhinoElementSerializer<T> extends TypeSerializer<RhinoElement
             } catch (ClassNotFoundException e) {
                 throw new IOException("Cannot read a handover marker", e);
             }
+        }
+        if (kind == KIND_ROUTER_ENDED) {
+            int routerParallelism = source.readInt();
+            return RhinoElement.routerEnded(channel, source.readInt(), routerParallelism);
         }
         throw new IOException("Unknown Rhino element kind " + kind);
     }

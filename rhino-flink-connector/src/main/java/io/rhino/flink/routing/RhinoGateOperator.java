@@ -27,12 +27,14 @@ import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.handover.ShippedVnode;
 import java.io.File;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.execution.CancelTaskException;
@@ -47,6 +49,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,9 +84,15 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final KeySelector<T, ?> keySelector;
     private final StateTransfer stateTransfer;
     private final OperatorEventGateway coordinator;
+    private final MailboxExecutor mailbox;
+    private final Duration handoverTimeout;
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
+
+    /** Routers whose output ended: their markers count as arrived for every handover. */
+    private final java.util.BitSet endedRouters = new java.util.BitSet();
+
     private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
     private final WatermarkHold watermarkHold = new WatermarkHold();
     private transient TypeSerializer<T> valueSerializer;
@@ -94,13 +103,22 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             RhinoOperatorSpec spec,
             KeySelector<T, ?> keySelector,
             StateTransfer stateTransfer,
-            OperatorEventGateway coordinator) {
+            OperatorEventGateway coordinator,
+            Duration handoverTimeout) {
         super(parameters);
         this.spec = spec;
         this.layout = spec.layout();
         this.keySelector = keySelector;
         this.stateTransfer = stateTransfer;
         this.coordinator = coordinator;
+        // Coordinator events reach the task at the lowest mailbox priority, which an operator's own
+        // executor does not run: waiting for an install yields on one of that priority.
+        this.mailbox =
+                parameters
+                        .getContainingTask()
+                        .getMailboxExecutorFactory()
+                        .createExecutor(TaskMailbox.MIN_PRIORITY);
+        this.handoverTimeout = handoverTimeout;
         Environment env = parameters.getContainingTask().getEnvironment();
         RhinoStateBackendCheck.requireRhinoStateBackend(
                 spec.name(),
@@ -159,6 +177,36 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         : env.getTaskManagerInfo().getTmpWorkingDirectory().getName());
     }
 
+    /**
+     * Every router's output ended, possibly while this subtask still waits for the state of
+     * incoming vnodes (their records and the final watermark wait here): wait for the installs,
+     * serving the mailbox, before the keyed operator finishes. Flink holds no coordinator event
+     * from this task now: a checkpoint that could hold the install was taken before the handover's
+     * markers arrived, and later ones wait for the handover to end.
+     */
+    @Override
+    public void finish() throws Exception {
+        long deadline = System.nanoTime() + handoverTimeout.toNanos();
+        while (incoming.isHolding()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "Rhino gate of '"
+                                + spec.name()
+                                + "' subtask "
+                                + subtask()
+                                + " ends its input while still waiting after "
+                                + handoverTimeout
+                                + " for the state of vnodes "
+                                + incoming.pending()
+                                + "; the job restarts from its last checkpoint.");
+            }
+            if (!mailbox.tryYield()) {
+                Thread.sleep(1);
+            }
+        }
+        super.finish();
+    }
+
     @Override
     public void close() throws Exception {
         RhinoTaskRegistry.unregisterGate(task);
@@ -168,6 +216,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     @Override
     public void processElement(StreamRecord<RhinoElement<T>> element) throws Exception {
         RhinoElement<T> rhinoElement = element.getValue();
+        if (rhinoElement.isRouterEnded()) {
+            onRouterEnded(rhinoElement.endedRouter());
+            return;
+        }
         if (rhinoElement.isMarker()) {
             onMarker(rhinoElement);
             return;
@@ -226,7 +278,23 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     private GateHandover handover(HandoverId id) {
-        return handovers.computeIfAbsent(id, key -> new GateHandover(key, subtask()));
+        return handovers.computeIfAbsent(id, key -> new GateHandover(key, subtask(), endedRouters));
+    }
+
+    /**
+     * A router's output ended (its input did): every handover here counts its marker as arrived,
+     * those to come included, so an origin that waited only for it ships now.
+     */
+    private void onRouterEnded(int router) throws Exception {
+        endedRouters.set(router);
+        for (GateHandover handover : List.copyOf(handovers.values())) {
+            handover.routerEnded(router);
+            if (handover.needsShipping()) {
+                ship(handover);
+            }
+            forgetIfDone(handover);
+        }
+        releaseWatermarkIfFree();
     }
 
     private void onMarker(RhinoElement<T> element) throws Exception {

@@ -74,7 +74,8 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
                         spec,
                         keySelector,
                         stateTransfer,
-                        dispatcher.getOperatorEventGateway(operatorId));
+                        dispatcher.getOperatorEventGateway(operatorId),
+                        handoverTimeout);
         dispatcher.registerEventHandler(operatorId, gate);
         return (O) gate;
     }

@@ -21,11 +21,8 @@ import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.coordination.RouterAckEvent;
 import io.rhino.flink.coordination.RouterCommandEvent;
 import io.rhino.flink.coordination.RouterFinishingEvent;
-import io.rhino.flink.coordination.RouterMayFinishEvent;
 import io.rhino.flink.coordination.RouterStartedEvent;
-import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
@@ -40,7 +37,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.InstantiationUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,9 +59,6 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
     private final OperatorEventGateway coordinator;
-    private final MailboxExecutor mailbox;
-    private final Duration finishTimeout;
-    private transient boolean mayFinish;
     private transient ListState<byte[]> tableState;
     private transient RoutingTable table;
 
@@ -73,20 +66,11 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
             StreamOperatorParameters<RhinoElement<T>> parameters,
             RhinoOperatorSpec spec,
             KeySelector<T, K> keySelector,
-            OperatorEventGateway coordinator,
-            Duration finishTimeout) {
+            OperatorEventGateway coordinator) {
         super(parameters);
         this.spec = spec;
         this.keySelector = keySelector;
         this.coordinator = coordinator;
-        // Coordinator events reach the task at the lowest mailbox priority, which an operator's own
-        // executor does not run: yield on one of that priority.
-        this.mailbox =
-                parameters
-                        .getContainingTask()
-                        .getMailboxExecutorFactory()
-                        .createExecutor(TaskMailbox.MIN_PRIORITY);
-        this.finishTimeout = finishTimeout;
     }
 
     @Override
@@ -163,36 +147,26 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     }
 
     /**
-     * The input ended. A handover in flight needs this router's markers on every channel before its
-     * end of data, and once the output ended none can be sent: so wait, still serving the mailbox
-     * (commands, checkpoints), until the coordinator says that no handover runs and none will
-     * start. Bounded by the handover timeout, after which the handover fails anyway.
+     * The input ended: the last element on every channel says so, and the gates count it as this
+     * router's marker of every handover, running or to come. So a handover in flight completes
+     * without this router's output staying open, and the router need not wait for the coordinator
+     * (whose events Flink holds while a checkpoint is in flight: this task could then not take the
+     * checkpoint, whose barrier follows the end of its input). The coordinator, told as well,
+     * counts it as the router's acknowledgement and starts no handover any more.
      */
     @Override
     public void finish() throws Exception {
-        coordinator.sendEventToCoordinator(new RouterFinishingEvent());
-        long deadline = System.nanoTime() + finishTimeout.toNanos();
-        while (!mayFinish) {
-            if (System.nanoTime() > deadline) {
-                LOG.warn(
-                        "Router of '{}' finishes without the coordinator's go-ahead after {}",
-                        spec.name(),
-                        finishTimeout);
-                break;
-            }
-            if (!mailbox.tryYield()) {
-                Thread.sleep(1);
-            }
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        int routers = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        for (int channel = 0; channel < spec.parallelism(); channel++) {
+            output.collect(new StreamRecord<>(RhinoElement.routerEnded(channel, subtask, routers)));
         }
+        coordinator.sendEventToCoordinator(new RouterFinishingEvent());
         super.finish();
     }
 
     @Override
     public void handleOperatorEvent(OperatorEvent event) {
-        if (event instanceof RouterMayFinishEvent) {
-            mayFinish = true;
-            return;
-        }
         if (!(event instanceof RouterCommandEvent commandEvent)) {
             throw new IllegalArgumentException("Unexpected event for a Rhino router: " + event);
         }

@@ -15,7 +15,6 @@
 package io.rhino.flink.routing;
 
 import io.rhino.flink.coordination.RhinoRouterCoordinator;
-import java.time.Duration;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -38,23 +37,16 @@ public final class RhinoRouterOperatorFactory<T, K>
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
     private final int parallelism;
-    private final Duration finishTimeout;
 
     /**
      * @param parallelism the router's parallelism when the job is built, which the handover
      *     coordinators rely on
-     * @param finishTimeout how long a router whose input ended waits for a running handover (the
-     *     handover timeout)
      */
     public RhinoRouterOperatorFactory(
-            RhinoOperatorSpec spec,
-            KeySelector<T, K> keySelector,
-            int parallelism,
-            Duration finishTimeout) {
+            RhinoOperatorSpec spec, KeySelector<T, K> keySelector, int parallelism) {
         this.spec = spec;
         this.keySelector = keySelector;
         this.parallelism = parallelism;
-        this.finishTimeout = finishTimeout;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -78,8 +70,7 @@ public final class RhinoRouterOperatorFactory<T, K>
                         parameters,
                         spec,
                         keySelector,
-                        dispatcher.getOperatorEventGateway(operatorId),
-                        finishTimeout);
+                        dispatcher.getOperatorEventGateway(operatorId));
         dispatcher.registerEventHandler(operatorId, router);
         return (O) router;
     }

@@ -44,7 +44,9 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.AfterAll;
@@ -72,7 +74,8 @@ class LocalRecoveryITCase {
     @TempDir Path checkpoints;
 
     @Test
-    void failureAfterHandoversRestoresExactlyWithLocalRecoveryConfigured() throws Exception {
+    void failureAfterHandoversRestoresExactlyWithLocalRecoveryConfigured(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         long events = 6_000;
         List<String> reference = plainFlinkCounts(events);
 
@@ -102,6 +105,8 @@ class LocalRecoveryITCase {
                             .get(60, TimeUnit.SECONDS);
             assertThat(moved.outcome()).isEqualTo(HandoverResult.Outcome.COMPLETED);
         }
+        // the handovers may have ended before the first periodic checkpoint: take one now
+        RhinoClusters.checkpoint(miniCluster, job.getJobID());
         assertThat(localCheckpointDirectories("chk_"))
                 .as("local copies of checkpoints: local backup is on")
                 .isNotEmpty();

@@ -71,6 +71,8 @@ final class RhinoClusters {
         config.set(
                 StateBackendOptions.STATE_BACKEND,
                 mode == Mode.RHINO ? RhinoStateBackendFactory.class.getName() : "rocksdb");
+        // any free port: tests must not depend on the machine's ports
+        config.set(io.rhino.flink.config.RhinoOptions.REST_PORT, 0);
         return config;
     }
 

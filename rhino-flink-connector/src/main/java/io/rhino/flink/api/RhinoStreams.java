@@ -15,13 +15,13 @@
 package io.rhino.flink.api;
 
 import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.routing.ChannelPartitioner;
 import io.rhino.flink.routing.RhinoElement;
 import io.rhino.flink.routing.RhinoElementTypeInfo;
 import io.rhino.flink.routing.RhinoGateOperatorFactory;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.RhinoRouterOperatorFactory;
-import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
@@ -87,14 +87,20 @@ public final class RhinoStreams {
 
         TypeInformation<T> type = stream.getType();
         int routerParallelism = stream.getParallelism();
-        Duration handoverTimeout =
-                options.handoverTimeout().orElse(config.get(RhinoOptions.HANDOVER_TIMEOUT));
+        RhinoRuntimeSettings settings =
+                RhinoRuntimeSettings.from(
+                        config,
+                        options.handoverTimeout()
+                                .orElse(config.get(RhinoOptions.HANDOVER_TIMEOUT)));
         SingleOutputStreamOperator<RhinoElement<T>> routed =
                 stream.transform(
                                 spec.name() + RhinoBuildCheck.ROUTER_SUFFIX,
                                 new RhinoElementTypeInfo<>(type),
                                 new RhinoRouterOperatorFactory<>(
-                                        spec, keySelector, routerParallelism))
+                                        spec,
+                                        keySelector,
+                                        routerParallelism,
+                                        settings.loadReportInterval()))
                         .uid(options.routerUid())
                         .setParallelism(routerParallelism);
         SingleOutputStreamOperator<T> gated =
@@ -110,7 +116,7 @@ public final class RhinoStreams {
                                         keySelector,
                                         options.stateTransfer(),
                                         routerParallelism,
-                                        handoverTimeout))
+                                        settings))
                         .uid(options.gateUid())
                         .setParallelism(spec.parallelism())
                         .setMaxParallelism(spec.numKeyGroups());

@@ -84,5 +84,108 @@ public final class RhinoOptions {
                                     + "may already have switched. Read from the job "
                                     + "configuration when the Rhino keyed stream is built.");
 
+    /** How often routers report their per-vnode record counts and gates their state sizes. */
+    public static final ConfigOption<Duration> LOAD_REPORT_INTERVAL =
+            ConfigOptions.key("rhino.load.report-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withDescription(
+                            "How often each router reports how many records it routed to each "
+                                    + "vnode, and each gate the state size of the vnodes it owns, "
+                                    + "to the JobManager. These reports are the load the REST API "
+                                    + "shows and the rebalance and auto-balance policies use.");
+
+    /** The sliding window over which a vnode's records per second are averaged. */
+    public static final ConfigOption<Duration> LOAD_WINDOW =
+            ConfigOptions.key("rhino.load.window")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withDescription(
+                            "The sliding window over which a vnode's records per second are "
+                                    + "averaged. Longer windows smooth bursts; shorter ones react "
+                                    + "faster after a skew changes.");
+
+    /** Whether the JobManager serves Rhino's REST API. */
+    public static final ConfigOption<Boolean> REST_ENABLED =
+            ConfigOptions.key("rhino.rest.enabled")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether the JobManager serves Rhino's REST API (one server per "
+                                    + "JobManager process, started with the first Rhino operator "
+                                    + "and stopped with the last). The Java API works either way.");
+
+    /** The address the REST server binds to. */
+    public static final ConfigOption<String> REST_BIND_ADDRESS =
+            ConfigOptions.key("rhino.rest.bind-address")
+                    .stringType()
+                    .defaultValue("127.0.0.1")
+                    .withDescription(
+                            "The address Rhino's REST server binds to. Only loopback by default; "
+                                    + "binding any other address without 'rhino.rest.auth-token' "
+                                    + "logs a warning, since anyone who reaches it can move state.");
+
+    /** The port the REST server listens on. */
+    public static final ConfigOption<Integer> REST_PORT =
+            ConfigOptions.key("rhino.rest.port")
+                    .intType()
+                    .defaultValue(8082)
+                    .withDescription(
+                            "The port of Rhino's REST server; 0 picks a free port, which is "
+                                    + "logged. If the port is taken the server does not start "
+                                    + "(logged as an error) and the job runs on.");
+
+    /** The bearer token REST clients must present. */
+    public static final ConfigOption<String> REST_AUTH_TOKEN =
+            ConfigOptions.key("rhino.rest.auth-token")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "If set, every REST request must carry the header 'Authorization: "
+                                    + "Bearer <token>'; requests without it are answered 401.");
+
+    /** Whether the auto-balancer rebalances skewed operators by itself. */
+    public static final ConfigOption<Boolean> BALANCER_AUTO =
+            ConfigOptions.key("rhino.balancer.auto")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Whether each Rhino operator rebalances itself: when its max/mean "
+                                    + "subtask load stays above 'rhino.balancer.max-imbalance' "
+                                    + "for 'rhino.balancer.interval', it moves the fewest vnodes "
+                                    + "that bring the ratio under it, then waits "
+                                    + "'rhino.balancer.cooldown'. Every decision is logged and "
+                                    + "counted in the operator's metrics.");
+
+    /** How long an imbalance must last before the auto-balancer acts. */
+    public static final ConfigOption<Duration> BALANCER_INTERVAL =
+            ConfigOptions.key("rhino.balancer.interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withDescription(
+                            "How long the imbalance must stay above the threshold before the "
+                                    + "auto-balancer rebalances.");
+
+    /** The max/mean subtask load ratio above which an operator counts as imbalanced. */
+    public static final ConfigOption<Double> BALANCER_MAX_IMBALANCE =
+            ConfigOptions.key("rhino.balancer.max-imbalance")
+                    .doubleType()
+                    .defaultValue(1.2)
+                    .withDescription(
+                            "The ratio of the most loaded active subtask's records per second to "
+                                    + "the mean above which an operator is imbalanced; also the "
+                                    + "default goal of a rebalance requested over REST. At least "
+                                    + "1.");
+
+    /** How long the auto-balancer waits after a rebalance. */
+    public static final ConfigOption<Duration> BALANCER_COOLDOWN =
+            ConfigOptions.key("rhino.balancer.cooldown")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription(
+                            "How long the auto-balancer waits after a rebalance of an operator "
+                                    + "(its own or one requested over REST) before it considers "
+                                    + "that operator again, so the new loads can settle.");
+
     private RhinoOptions() {}
 }

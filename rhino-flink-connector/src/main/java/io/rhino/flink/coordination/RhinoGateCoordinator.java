@@ -15,10 +15,10 @@
 package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -43,7 +43,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     private final Context context;
     private final RhinoOperatorSpec spec;
     private final int routerParallelism;
-    private final Duration handoverTimeout;
+    private final RhinoRuntimeSettings settings;
     private RhinoOperatorHub hub;
     private HandoverManager manager;
     private RoutingTable restoredTable;
@@ -52,11 +52,11 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             Context context,
             RhinoOperatorSpec spec,
             int routerParallelism,
-            Duration handoverTimeout) {
+            RhinoRuntimeSettings settings) {
         this.context = context;
         this.spec = spec;
         this.routerParallelism = routerParallelism;
-        this.handoverTimeout = handoverTimeout;
+        this.settings = settings;
     }
 
     @Override
@@ -64,7 +64,11 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         hub = RhinoOperatorHub.of(context, spec, routerParallelism);
         manager =
                 hub.manager(
-                        context, HandoverManagerOptions.builder().timeout(handoverTimeout).build());
+                        context,
+                        HandoverManagerOptions.builder()
+                                .timeout(settings.handoverTimeout())
+                                .build(),
+                        settings);
         if (restoredTable != null) {
             manager.resetTo(restoredTable);
             restoredTable = null;
@@ -106,6 +110,8 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     installed.installMillis(),
                     installed.replayedRecords());
             manager.onTargetInstalled(installed.handoverId(), subtask, installed.vnodes());
+        } else if (event instanceof GateLoadEvent load) {
+            hub.gateLoad(load.stateBytesByVnode());
         } else if (event instanceof GateLocationEvent location) {
             hub.gateStarted(subtask, attemptNumber, location.taskManager());
         } else {
@@ -192,17 +198,17 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         private final OperatorID operatorId;
         private final RhinoOperatorSpec spec;
         private final int routerParallelism;
-        private final Duration handoverTimeout;
+        private final RhinoRuntimeSettings settings;
 
         public Provider(
                 OperatorID operatorId,
                 RhinoOperatorSpec spec,
                 int routerParallelism,
-                Duration handoverTimeout) {
+                RhinoRuntimeSettings settings) {
             this.operatorId = operatorId;
             this.spec = spec;
             this.routerParallelism = routerParallelism;
-            this.handoverTimeout = handoverTimeout;
+            this.settings = settings;
         }
 
         @Override
@@ -212,7 +218,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
         @Override
         public OperatorCoordinator create(Context context) {
-            return new RhinoGateCoordinator(context, spec, routerParallelism, handoverTimeout);
+            return new RhinoGateCoordinator(context, spec, routerParallelism, settings);
         }
     }
 }

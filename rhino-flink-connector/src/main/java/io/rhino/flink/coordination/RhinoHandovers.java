@@ -14,8 +14,13 @@
 
 package io.rhino.flink.coordination;
 
+import io.rhino.flink.api.rest.RhinoRestServer;
+import io.rhino.flink.reconfiguration.OperatorView;
+import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.HandoverManager;
+import io.rhino.handover.operation.Reconfigurations;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
@@ -34,6 +39,27 @@ public final class RhinoHandovers {
     private record OperatorKey(JobID jobId, String operatorName) {}
 
     private static final Map<OperatorKey, RhinoOperatorHub> HUBS = new ConcurrentHashMap<>();
+
+    /** The REST server leases of the registered operators. */
+    private static final Map<RhinoOperatorHub, RhinoRestServer.Lease> REST_LEASES =
+            new ConcurrentHashMap<>();
+
+    /** The reconfigurations of every job in this process, ended ones kept for status queries. */
+    private static final Reconfigurations RECONFIGURATIONS =
+            new Reconfigurations(1_000, System::currentTimeMillis);
+
+    private static final RhinoDirectory DIRECTORY =
+            new RhinoDirectory() {
+                @Override
+                public List<OperatorView> operators() {
+                    return List.copyOf(HUBS.values());
+                }
+
+                @Override
+                public Reconfigurations reconfigurations() {
+                    return RECONFIGURATIONS;
+                }
+            };
 
     private RhinoHandovers() {}
 
@@ -108,11 +134,36 @@ public final class RhinoHandovers {
         return operators;
     }
 
-    static void register(RhinoOperatorHub hub) {
-        HUBS.put(new OperatorKey(hub.jobId(), hub.spec().name()), hub);
+    /** The running Rhino operators of this process, for the REST API and the auto-balancers. */
+    public static RhinoDirectory directory() {
+        return DIRECTORY;
     }
 
-    static void unregister(RhinoOperatorHub hub) {
-        HUBS.remove(new OperatorKey(hub.jobId(), hub.spec().name()), hub);
+    /** An operator's coordinator started: list it, and serve it over REST if enabled. */
+    static synchronized void register(RhinoOperatorHub hub) {
+        HUBS.put(new OperatorKey(hub.flinkJobId(), hub.spec().name()), hub);
+        hub.settings()
+                .filter(settings -> settings.rest().enabled())
+                .ifPresent(
+                        settings ->
+                                REST_LEASES.computeIfAbsent(
+                                        hub,
+                                        h ->
+                                                RhinoRestServer.acquire(
+                                                        settings.rest(),
+                                                        DIRECTORY,
+                                                        settings.balancer().maxImbalance())));
+    }
+
+    /** An operator's coordinator closed: the last one of a job forgets its reconfigurations. */
+    static synchronized void unregister(RhinoOperatorHub hub) {
+        HUBS.remove(new OperatorKey(hub.flinkJobId(), hub.spec().name()), hub);
+        RhinoRestServer.Lease lease = REST_LEASES.remove(hub);
+        if (lease != null) {
+            lease.close();
+        }
+        if (HUBS.keySet().stream().noneMatch(key -> key.jobId().equals(hub.flinkJobId()))) {
+            RECONFIGURATIONS.forgetJob(hub.jobId());
+        }
     }
 }

@@ -17,11 +17,16 @@ package io.rhino.flink.coordination;
 import io.rhino.core.handover.HandoverCommand;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.reconfiguration.AutoBalancer;
+import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.handover.CommandNotDeliveredException;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
+import io.rhino.handover.load.VnodeLoads;
+import io.rhino.handover.policy.AutoBalanceTrigger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +35,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.operators.coordination.CoordinatorStore;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -42,7 +48,7 @@ import org.apache.flink.util.concurrent.ExecutorThreadFactory;
  * coordinator re-creation on failover) and the gateways to the running subtasks, and is the
  * manager's port to them.
  */
-final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
+final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorView {
 
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(RhinoOperatorHub.class);
@@ -58,6 +64,9 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     private volatile boolean failingOver;
     private final CheckpointAdmission checkpointAdmission = new CheckpointAdmission();
     private HandoverManager manager;
+    private volatile VnodeLoads loads;
+    private volatile RhinoRuntimeSettings settings;
+    private volatile AutoBalancer autoBalancer;
 
     /**
      * The manager's timeouts. The operator's own, shut down with it: a thread that outlived the job
@@ -87,8 +96,68 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                                                         routerParallelism));
     }
 
-    JobID jobId() {
+    JobID flinkJobId() {
         return jobId;
+    }
+
+    @Override
+    public String jobId() {
+        return jobId.toHexString();
+    }
+
+    @Override
+    public String name() {
+        return spec.name();
+    }
+
+    @Override
+    public int parallelism() {
+        return spec.parallelism();
+    }
+
+    @Override
+    public Optional<HandoverManager> manager() {
+        return existingManager();
+    }
+
+    @Override
+    public double[] recordsPerSecond() {
+        VnodeLoads current = loads;
+        return current == null
+                ? new double[spec.numVnodes()]
+                : current.recordsPerSecond(System.currentTimeMillis());
+    }
+
+    @Override
+    public long stateBytes(int vnode) {
+        VnodeLoads current = loads;
+        return current == null ? -1 : current.stateBytes(vnode);
+    }
+
+    /** A router's records per vnode over its last report period. */
+    void routerLoad(int router, long[] recordsByVnode, long periodMillis) {
+        VnodeLoads current = loads;
+        if (current != null) {
+            current.routerReport(router, recordsByVnode, periodMillis, System.currentTimeMillis());
+        }
+    }
+
+    /** A gate's state sizes of the vnodes it owns. */
+    void gateLoad(Map<Integer, Long> stateBytesByVnode) {
+        VnodeLoads current = loads;
+        if (current != null) {
+            stateBytesByVnode.forEach(current::stateBytes);
+        }
+    }
+
+    /** The settings the operator's gate coordinator runs with, once it started. */
+    Optional<RhinoRuntimeSettings> settings() {
+        return Optional.ofNullable(settings);
+    }
+
+    /** The auto-balancer, if {@code rhino.balancer.auto} is on and the manager runs. */
+    Optional<AutoBalancer> autoBalancer() {
+        return Optional.ofNullable(autoBalancer);
     }
 
     RhinoOperatorSpec spec() {
@@ -100,9 +169,13 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
      * router and gate subtask runs.
      */
     synchronized HandoverManager manager(
-            OperatorCoordinator.Context gateContext, HandoverManagerOptions options) {
+            OperatorCoordinator.Context gateContext,
+            HandoverManagerOptions options,
+            RhinoRuntimeSettings settings) {
         this.gateContext = gateContext;
         if (manager == null) {
+            this.settings = settings;
+            this.loads = new VnodeLoads(spec.numVnodes(), settings.loadWindow());
             timer =
                     Executors.newSingleThreadScheduledExecutor(
                             new ExecutorThreadFactory("rhino-handover-timer-" + spec.name()));
@@ -117,8 +190,34 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
                             timer);
             manager.suspend("starting; waiting for " + recovery.waitingFor());
             resumeIfAllRunning();
+            startAutoBalancer(settings.balancer());
         }
         return manager;
+    }
+
+    private void startAutoBalancer(RhinoRuntimeSettings.Balancer balancer) {
+        if (!balancer.auto()) {
+            return;
+        }
+        autoBalancer =
+                new AutoBalancer(
+                        this,
+                        RhinoHandovers.directory(),
+                        new AutoBalanceTrigger(
+                                balancer.maxImbalance(),
+                                balancer.interval().toMillis(),
+                                balancer.cooldown().toMillis()),
+                        System::currentTimeMillis);
+        // checks a few times per interval, so an imbalance is acted on soon after it lasted
+        long period = Math.max(100, balancer.interval().toMillis() / 4);
+        timer.scheduleWithFixedDelay(autoBalancer, period, period, TimeUnit.MILLISECONDS);
+        LOG.info(
+                "Auto-balancer of Rhino operator '{}' is on: rebalances above {} max/mean load"
+                        + " sustained for {}, then waits {}",
+                spec.name(),
+                balancer.maxImbalance(),
+                balancer.interval(),
+                balancer.cooldown());
     }
 
     /**
@@ -216,7 +315,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort {
     }
 
     /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */
-    Map<Integer, String> taskManagerBySubtask() {
+    @Override
+    public Map<Integer, String> taskManagerBySubtask() {
         return new TreeMap<>(gateTaskManagers);
     }
 

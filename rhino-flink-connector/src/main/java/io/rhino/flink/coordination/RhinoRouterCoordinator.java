@@ -51,6 +51,8 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
                     .ifPresent(manager -> manager.onRouterAck(ack.handoverId(), subtask));
         } else if (event instanceof RouterStartedEvent started) {
             hub.routerStarted(subtask, attemptNumber, started.table());
+        } else if (event instanceof RouterLoadEvent load) {
+            hub.routerLoad(subtask, load.recordsByVnode(), load.periodMillis());
         } else if (event instanceof RouterFinishingEvent) {
             hub.routerFinishing(subtask);
         } else {

@@ -17,6 +17,7 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.coordination.GateLoadEvent;
 import io.rhino.flink.coordination.GateLocationEvent;
 import io.rhino.flink.coordination.InstallVnodesEvent;
 import io.rhino.flink.coordination.OriginShippedEvent;
@@ -86,6 +87,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final OperatorEventGateway coordinator;
     private final MailboxExecutor mailbox;
     private final Duration handoverTimeout;
+    private final Duration loadReportInterval;
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
@@ -104,7 +106,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             KeySelector<T, ?> keySelector,
             StateTransfer stateTransfer,
             OperatorEventGateway coordinator,
-            Duration handoverTimeout) {
+            Duration handoverTimeout,
+            Duration loadReportInterval) {
         super(parameters);
         this.spec = spec;
         this.layout = spec.layout();
@@ -119,6 +122,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         .getMailboxExecutorFactory()
                         .createExecutor(TaskMailbox.MIN_PRIORITY);
         this.handoverTimeout = handoverTimeout;
+        this.loadReportInterval = loadReportInterval;
         Environment env = parameters.getContainingTask().getEnvironment();
         RhinoStateBackendCheck.requireRhinoStateBackend(
                 spec.name(),
@@ -161,6 +165,21 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                         .orElse(0));
         Environment env = getContainingTask().getEnvironment();
         coordinator.sendEventToCoordinator(new GateLocationEvent(taskManagerName(env)));
+        long interval = loadReportInterval.toMillis();
+        getProcessingTimeService()
+                .scheduleWithFixedDelay(now -> reportStateBytes(), interval, interval);
+    }
+
+    private void reportStateBytes() {
+        RhinoTaskRegistry.backendOf(task)
+                .ifPresent(
+                        backend -> {
+                            Map<Integer, Long> bytes = new HashMap<>();
+                            for (int vnode : backend.ownedVnodes()) {
+                                bytes.put(vnode, backend.stateBytes(vnode));
+                            }
+                            coordinator.sendEventToCoordinator(new GateLoadEvent(bytes));
+                        });
     }
 
     /**

@@ -14,9 +14,9 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.coordination.RhinoGateCoordinator;
 import io.rhino.flink.handover.StateTransfer;
-import java.time.Duration;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -42,19 +42,19 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     private final KeySelector<T, ?> keySelector;
     private final StateTransfer stateTransfer;
     private final int routerParallelism;
-    private final Duration handoverTimeout;
+    private final RhinoRuntimeSettings settings;
 
     public RhinoGateOperatorFactory(
             RhinoOperatorSpec spec,
             KeySelector<T, ?> keySelector,
             StateTransfer stateTransfer,
             int routerParallelism,
-            Duration handoverTimeout) {
+            RhinoRuntimeSettings settings) {
         this.spec = spec;
         this.keySelector = keySelector;
         this.stateTransfer = stateTransfer;
         this.routerParallelism = routerParallelism;
-        this.handoverTimeout = handoverTimeout;
+        this.settings = settings;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -75,7 +75,8 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
                         keySelector,
                         stateTransfer,
                         dispatcher.getOperatorEventGateway(operatorId),
-                        handoverTimeout);
+                        settings.handoverTimeout(),
+                        settings.loadReportInterval());
         dispatcher.registerEventHandler(operatorId, gate);
         return (O) gate;
     }
@@ -83,8 +84,7 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     @Override
     public OperatorCoordinator.Provider getCoordinatorProvider(
             String operatorName, OperatorID operatorId) {
-        return new RhinoGateCoordinator.Provider(
-                operatorId, spec, routerParallelism, handoverTimeout);
+        return new RhinoGateCoordinator.Provider(operatorId, spec, routerParallelism, settings);
     }
 
     @SuppressWarnings("rawtypes")

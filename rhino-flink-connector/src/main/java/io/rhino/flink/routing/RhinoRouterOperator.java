@@ -22,6 +22,7 @@ import io.rhino.flink.coordination.RouterAckEvent;
 import io.rhino.flink.coordination.RouterCommandEvent;
 import io.rhino.flink.coordination.RouterFinishingEvent;
 import io.rhino.flink.coordination.RouterStartedEvent;
+import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -37,6 +38,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 import org.apache.flink.util.InstantiationUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,18 +61,22 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
     private final OperatorEventGateway coordinator;
+    private final Duration loadReportInterval;
     private transient ListState<byte[]> tableState;
+    private transient VnodeRecordCounts routed;
     private transient RoutingTable table;
 
     RhinoRouterOperator(
             StreamOperatorParameters<RhinoElement<T>> parameters,
             RhinoOperatorSpec spec,
             KeySelector<T, K> keySelector,
-            OperatorEventGateway coordinator) {
+            OperatorEventGateway coordinator,
+            Duration loadReportInterval) {
         super(parameters);
         this.spec = spec;
         this.keySelector = keySelector;
         this.coordinator = coordinator;
+        this.loadReportInterval = loadReportInterval;
     }
 
     @Override
@@ -128,6 +134,11 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         // The manager adopts this table before it plans a handover: after a restore it may hold a
         // newer one that no restored subtask knows.
         coordinator.sendEventToCoordinator(new RouterStartedEvent(table));
+        ProcessingTimeService time = getProcessingTimeService();
+        routed = new VnodeRecordCounts(spec.numVnodes(), time.getCurrentProcessingTime());
+        long interval = loadReportInterval.toMillis();
+        time.scheduleWithFixedDelay(
+                now -> coordinator.sendEventToCoordinator(routed.report(now)), interval, interval);
     }
 
     @Override
@@ -141,9 +152,10 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         int keyGroup =
                 KeyGroupRangeAssignment.assignToKeyGroup(
                         keySelector.getKey(element.getValue()), spec.numKeyGroups());
+        int vnode = table.layout().vnodeOfKeyGroup(keyGroup);
+        routed.count(vnode);
         output.collect(
-                element.replace(
-                        RhinoElement.record(table.ownerOfKeyGroup(keyGroup), element.getValue())));
+                element.replace(RhinoElement.record(table.ownerOf(vnode), element.getValue())));
     }
 
     /**

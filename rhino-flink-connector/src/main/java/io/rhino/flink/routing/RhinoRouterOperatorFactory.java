@@ -15,6 +15,7 @@
 package io.rhino.flink.routing;
 
 import io.rhino.flink.coordination.RhinoRouterCoordinator;
+import java.time.Duration;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -37,16 +38,22 @@ public final class RhinoRouterOperatorFactory<T, K>
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
     private final int parallelism;
+    private final Duration loadReportInterval;
 
     /**
      * @param parallelism the router's parallelism when the job is built, which the handover
      *     coordinators rely on
+     * @param loadReportInterval how often each router reports its per-vnode record counts
      */
     public RhinoRouterOperatorFactory(
-            RhinoOperatorSpec spec, KeySelector<T, K> keySelector, int parallelism) {
+            RhinoOperatorSpec spec,
+            KeySelector<T, K> keySelector,
+            int parallelism,
+            Duration loadReportInterval) {
         this.spec = spec;
         this.keySelector = keySelector;
         this.parallelism = parallelism;
+        this.loadReportInterval = loadReportInterval;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -70,7 +77,8 @@ public final class RhinoRouterOperatorFactory<T, K>
                         parameters,
                         spec,
                         keySelector,
-                        dispatcher.getOperatorEventGateway(operatorId));
+                        dispatcher.getOperatorEventGateway(operatorId),
+                        loadReportInterval);
         dispatcher.registerEventHandler(operatorId, router);
         return (O) router;
     }

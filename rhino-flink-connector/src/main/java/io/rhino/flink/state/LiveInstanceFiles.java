@@ -58,6 +58,20 @@ final class LiveInstanceFiles {
         }
     }
 
+    /** Live SST bytes plus memtable bytes of the instance, or -1 if RocksDB cannot tell. */
+    static long stateBytes(CheckpointableKeyedStateBackend<?> vnodeBackend) {
+        if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
+            return -1;
+        }
+        try {
+            RocksDB db = (RocksDB) DB.get(rocksdb);
+            return db.getAggregatedLongProperty("rocksdb.live-sst-files-size")
+                    + db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables");
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
     private static Field dbField() {
         try {
             Field field = RocksDBKeyedStateBackend.class.getDeclaredField("db");

@@ -220,6 +220,14 @@ public final class VnodeKeyedStateBackend<K>
         return backends.get(vnode);
     }
 
+    /**
+     * The size of an owned vnode's state: its live SST files plus its memtables, as RocksDB reports
+     * them; -1 if it is not measurable.
+     */
+    public long stateBytes(int vnode) {
+        return LiveInstanceFiles.stateBytes(vnodeBackend(vnode));
+    }
+
     KeyGroupRange keyGroupRange(int vnode) {
         KeyGroupSpan span = layout.keyGroupsOf(vnode);
         return new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup());

@@ -86,6 +86,32 @@ public record ClusterModel(
                 && replicaHoldersByVnode.getOrDefault(vnode, Set.of()).contains(taskManager);
     }
 
+    /** The load of each subtask: the sum of its vnodes' loads. */
+    public double[] loadBySubtask() {
+        double[] loads = new double[parallelism()];
+        int[] owners = table.ownerByVnode();
+        for (int vnode = 0; vnode < owners.length; vnode++) {
+            loads[owners[vnode]] += loadOf(vnode);
+        }
+        return loads;
+    }
+
+    /**
+     * The most loaded active subtask's load over the active subtasks' mean: 1 is perfectly even; 1
+     * too when nothing is loaded.
+     */
+    public double imbalance() {
+        double[] loads = loadBySubtask();
+        double max = 0;
+        double total = 0;
+        Set<Integer> active = activeSubtasks();
+        for (int subtask : active) {
+            max = Math.max(max, loads[subtask]);
+            total += loads[subtask];
+        }
+        return total <= 0 ? 1.0 : max / (total / active.size());
+    }
+
     /** Subtasks that own at least one vnode, ascending. */
     public Set<Integer> activeSubtasks() {
         return new TreeSet<>(table.activeSubtasks());

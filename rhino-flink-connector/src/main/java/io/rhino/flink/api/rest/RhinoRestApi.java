@@ -1,0 +1,299 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.api.rest;
+
+import static io.rhino.flink.api.rest.JsonBody.MAPPER;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.rhino.flink.reconfiguration.OperatorView;
+import io.rhino.flink.reconfiguration.Reconfigurer;
+import io.rhino.flink.reconfiguration.RhinoDirectory;
+import io.rhino.handover.operation.OperationKind;
+import io.rhino.handover.operation.Reconfiguration;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/**
+ * Rhino's REST resources (see {@code docs/rest-api.md} and {@code /rhino/v1/openapi.json}): reads
+ * of jobs, operators, vnodes and reconfigurations; asynchronous reconfigurations (POST → 202 with a
+ * request id, GET → status), as Flink's own REST API runs savepoints.
+ */
+final class RhinoRestApi {
+
+    static final String OPENAPI_RESOURCE = "/io/rhino/flink/api/rest/openapi.json";
+
+    private static final String OPERATOR = "/rhino/v1/jobs/{jobId}/operators/{operator}";
+
+    private final RhinoDirectory directory;
+    private final Reconfigurer reconfigurer;
+    private final double defaultMaxImbalance;
+    private final RestRoutes routes;
+    private final JsonNode openApi;
+
+    RhinoRestApi(RhinoDirectory directory, double defaultMaxImbalance) {
+        this.directory = directory;
+        this.reconfigurer = new Reconfigurer(directory);
+        this.defaultMaxImbalance = defaultMaxImbalance;
+        this.openApi = readOpenApi();
+        this.routes =
+                new RestRoutes()
+                        .add(HttpMethod.GET, "/rhino/v1/openapi.json", call -> ok(openApi))
+                        .add(HttpMethod.GET, "/rhino/v1/jobs", call -> jobs())
+                        .add(HttpMethod.GET, "/rhino/v1/jobs/{jobId}/operators", this::operators)
+                        .add(HttpMethod.GET, OPERATOR, this::operator)
+                        .add(HttpMethod.GET, OPERATOR + "/handovers", this::recentHandovers)
+                        .add(HttpMethod.POST, OPERATOR + "/handovers", this::move)
+                        .add(HttpMethod.GET, OPERATOR + "/handovers/{requestId}", this::status)
+                        .add(HttpMethod.POST, OPERATOR + "/rebalance", this::rebalance)
+                        .add(HttpMethod.POST, OPERATOR + "/rescale", this::rescale)
+                        .add(HttpMethod.GET, OPERATOR + "/replication", this::replication)
+                        .add(
+                                HttpMethod.GET,
+                                "/rhino/v1/jobs/{jobId}/taskmanagers",
+                                this::taskManagers)
+                        .add(
+                                HttpMethod.POST,
+                                "/rhino/v1/jobs/{jobId}/taskmanagers/{taskManagerId}/drain",
+                                this::drain)
+                        .add(
+                                HttpMethod.GET,
+                                "/rhino/v1/jobs/{jobId}/reconfigurations/{requestId}",
+                                this::reconfigurationStatus);
+    }
+
+    /** Every route, "METHOD template". */
+    List<String> routes() {
+        return routes.describe();
+    }
+
+    RestResponse handle(HttpMethod method, String uri, String body) {
+        return routes.dispatch(method, uri, body);
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    private RestResponse jobs() {
+        Map<String, List<String>> operatorsByJob = new TreeMap<>();
+        for (OperatorView operator : directory.operators()) {
+            operatorsByJob
+                    .computeIfAbsent(operator.jobId(), j -> new ArrayList<>())
+                    .add(operator.name());
+        }
+        ArrayNode jobs = MAPPER.createArrayNode();
+        operatorsByJob.forEach(
+                (job, names) -> {
+                    ObjectNode node = jobs.addObject().put("id", job);
+                    ArrayNode operators = node.putArray("operators");
+                    new TreeSet<>(names).forEach(operators::add);
+                });
+        ObjectNode body = MAPPER.createObjectNode();
+        body.set("jobs", jobs);
+        return ok(body);
+    }
+
+    private RestResponse operators(RestRoutes.Call call) {
+        String jobId = call.parameter("jobId");
+        List<OperatorView> operators = directory.operatorsOf(jobId);
+        if (operators.isEmpty()) {
+            throw RestException.notFound("No running Rhino job '" + jobId + "' in this JobManager");
+        }
+        ObjectNode body = MAPPER.createObjectNode();
+        ArrayNode array = body.putArray("operators");
+        operators.forEach(operator -> array.add(JsonViews.operator(operator)));
+        return ok(body);
+    }
+
+    private RestResponse operator(RestRoutes.Call call) {
+        return ok(JsonViews.operator(operatorOf(call)));
+    }
+
+    private RestResponse recentHandovers(RestRoutes.Call call) {
+        OperatorView operator = operatorOf(call);
+        ObjectNode body = MAPPER.createObjectNode();
+        ArrayNode array = body.putArray("handovers");
+        for (Reconfiguration r :
+                directory.reconfigurations().recent(operator.jobId(), operator.name())) {
+            array.add(JsonViews.statusOf(r, directory));
+        }
+        return ok(body);
+    }
+
+    private RestResponse status(RestRoutes.Call call) {
+        OperatorView operator = operatorOf(call);
+        String requestId = call.parameter("requestId");
+        return directory
+                .reconfigurations()
+                .get(requestId)
+                .filter(r -> r.jobId().equals(operator.jobId()))
+                .filter(r -> r.operators().contains(operator.name()))
+                .map(r -> ok(JsonViews.statusOf(r, directory)))
+                .orElseThrow(
+                        () ->
+                                RestException.notFound(
+                                        "No reconfiguration '"
+                                                + requestId
+                                                + "' of operator '"
+                                                + operator.name()
+                                                + "' (ended ones are kept for the last 1000"
+                                                + " requests)"));
+    }
+
+    private RestResponse reconfigurationStatus(RestRoutes.Call call) {
+        String jobId = call.parameter("jobId");
+        String requestId = call.parameter("requestId");
+        return directory
+                .reconfigurations()
+                .get(requestId)
+                .filter(r -> r.jobId().equals(jobId))
+                .map(r -> ok(JsonViews.statusOf(r, directory)))
+                .orElseThrow(
+                        () ->
+                                RestException.notFound(
+                                        "No reconfiguration '" + requestId + "' of job " + jobId));
+    }
+
+    private RestResponse replication(RestRoutes.Call call) {
+        OperatorView operator = operatorOf(call);
+        ObjectNode body = MAPPER.createObjectNode();
+        body.put("mode", "none");
+        ArrayNode subtasks = body.putArray("subtasks");
+        for (int subtask = 0; subtask < operator.parallelism(); subtask++) {
+            ObjectNode node = subtasks.addObject();
+            node.put("subtask", subtask);
+            node.putNull("last-replicated-checkpoint");
+            node.putNull("lag-ms");
+            node.put("bytes", 0);
+            node.putArray("chain");
+        }
+        return ok(body);
+    }
+
+    private RestResponse taskManagers(RestRoutes.Call call) {
+        String jobId = call.parameter("jobId");
+        List<OperatorView> operators = directory.operatorsOf(jobId);
+        if (operators.isEmpty()) {
+            throw RestException.notFound("No running Rhino job '" + jobId + "' in this JobManager");
+        }
+        Map<String, Map<String, List<Integer>>> subtasks = new TreeMap<>();
+        for (OperatorView operator : operators) {
+            operator.taskManagerBySubtask()
+                    .forEach(
+                            (subtask, tm) ->
+                                    subtasks.computeIfAbsent(tm, t -> new TreeMap<>())
+                                            .computeIfAbsent(
+                                                    operator.name(), o -> new ArrayList<>())
+                                            .add(subtask));
+        }
+        ObjectNode body = MAPPER.createObjectNode();
+        ArrayNode array = body.putArray("taskmanagers");
+        subtasks.forEach(
+                (tm, byOperator) -> {
+                    ObjectNode node = array.addObject().put("id", tm);
+                    node.set("subtasks", MAPPER.valueToTree(byOperator));
+                });
+        return ok(body);
+    }
+
+    // ------------------------------------------------------------------ reconfigurations
+
+    private RestResponse move(RestRoutes.Call call) {
+        OperatorView operator = operatorOf(call);
+        JsonBody body = JsonBody.parse(call.body(), Set.of("moves", "request-id"));
+        List<Reconfigurer.Move> moves = new ArrayList<>();
+        for (JsonBody move : body.requiredObjects("moves", Set.of("vnode", "to"))) {
+            moves.add(new Reconfigurer.Move(move.requiredInt("vnode"), move.requiredInt("to")));
+        }
+        return accepted(reconfigurer.move(requestId(body), operator, moves));
+    }
+
+    private RestResponse rebalance(RestRoutes.Call call) {
+        OperatorView operator = operatorOf(call);
+        JsonBody body = JsonBody.parse(call.body(), Set.of("max-imbalance", "request-id"));
+        double maxImbalance = body.optionalNumber("max-imbalance").orElse(defaultMaxImbalance);
+        return accepted(
+                reconfigurer.rebalance(
+                        requestId(body), operator, maxImbalance, OperationKind.REBALANCE));
+    }
+
+    private RestResponse rescale(RestRoutes.Call call) {
+        OperatorView operator = operatorOf(call);
+        JsonBody body = JsonBody.parse(call.body(), Set.of("active-subtasks", "request-id"));
+        return accepted(
+                reconfigurer.rescale(
+                        requestId(body), operator, body.requiredInt("active-subtasks")));
+    }
+
+    private RestResponse drain(RestRoutes.Call call) {
+        JsonBody body = JsonBody.parse(call.body(), Set.of("request-id"));
+        return accepted(
+                reconfigurer.drain(
+                        requestId(body), call.parameter("jobId"), call.parameter("taskManagerId")));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private OperatorView operatorOf(RestRoutes.Call call) {
+        return reconfigurer.operator(call.parameter("jobId"), call.parameter("operator"));
+    }
+
+    private static String requestId(JsonBody body) {
+        return Reconfigurer.checkRequestId(
+                body.optionalString("request-id").orElseGet(() -> UUID.randomUUID().toString()));
+    }
+
+    private static RestResponse accepted(Reconfiguration reconfiguration) {
+        ObjectNode body = MAPPER.createObjectNode();
+        body.put("request-id", reconfiguration.requestId());
+        ArrayNode operators = body.putArray("operators");
+        reconfiguration.operators().forEach(operators::add);
+        return RestResponse.of(HttpResponseStatus.ACCEPTED, body);
+    }
+
+    private static RestResponse ok(JsonNode body) {
+        return RestResponse.of(HttpResponseStatus.OK, body);
+    }
+
+    static ObjectNode errors(String... messages) {
+        ObjectNode body = MAPPER.createObjectNode();
+        ArrayNode errors = body.putArray("errors");
+        for (String message : messages) {
+            errors.add(message);
+        }
+        return body;
+    }
+
+    private static JsonNode readOpenApi() {
+        try (InputStream in = RhinoRestApi.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing resource " + OPENAPI_RESOURCE);
+            }
+            return MAPPER.readTree(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.api.rest;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.reconfiguration.RhinoDirectory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rhino's REST server: one per JobManager process (per class loader that holds Rhino's classes),
+ * started by the first Rhino operator's coordinator and stopped with the last ({@link #acquire}).
+ * Netty's HTTP codec, one event-loop thread, bodies up to {@link #MAX_BODY_BYTES} (larger ones are
+ * answered 413 by the aggregator).
+ */
+public final class RhinoRestServer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RhinoRestServer.class);
+
+    /** Request bodies larger than this are refused with 413. */
+    public static final int MAX_BODY_BYTES = 64 * 1024;
+
+    private static RhinoRestServer running;
+    private static int users;
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+
+    private RhinoRestServer(EventLoopGroup group, Channel channel) {
+        this.group = group;
+        this.channel = channel;
+    }
+
+    /** Released by the operator that acquired it; the last release stops the server. */
+    public interface Lease extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Starts the server if none runs, and leases it. A server that cannot start (port taken,
+     * address not local) is logged as an error and the lease is empty: the job runs on, with the
+     * Java API.
+     */
+    public static synchronized Lease acquire(
+            RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
+        if (running == null && users == 0) {
+            running = start(settings, directory, maxImbalance).orElse(null);
+        }
+        users++;
+        boolean[] released = {false};
+        return () -> {
+            synchronized (RhinoRestServer.class) {
+                if (released[0]) {
+                    return;
+                }
+                released[0] = true;
+                if (--users == 0 && running != null) {
+                    running.stop();
+                    running = null;
+                }
+            }
+        };
+    }
+
+    /** The address the running server listens on, if one runs. */
+    public static synchronized Optional<InetSocketAddress> address() {
+        return Optional.ofNullable(running)
+                .map(server -> (InetSocketAddress) server.channel.localAddress());
+    }
+
+    private static Optional<RhinoRestServer> start(
+            RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
+        RhinoRestApi api = new RhinoRestApi(directory, maxImbalance);
+        EventLoopGroup group =
+                new NioEventLoopGroup(1, new DefaultThreadFactory("rhino-rest", true));
+        try {
+            InetAddress address = InetAddress.getByName(settings.bindAddress());
+            Channel channel =
+                    new ServerBootstrap()
+                            .group(group)
+                            .channel(NioServerSocketChannel.class)
+                            .childHandler(
+                                    new ChannelInitializer<SocketChannel>() {
+                                        @Override
+                                        protected void initChannel(SocketChannel ch) {
+                                            ch.pipeline()
+                                                    .addLast(
+                                                            new IdleStateHandler(
+                                                                    0, 0, 60, TimeUnit.SECONDS))
+                                                    .addLast(new HttpServerCodec())
+                                                    .addLast(new HttpServerKeepAliveHandler())
+                                                    .addLast(
+                                                            new HttpObjectAggregator(
+                                                                    MAX_BODY_BYTES))
+                                                    .addLast(
+                                                            new RestRequestHandler(
+                                                                    api, settings.token()));
+                                        }
+                                    })
+                            .bind(address, settings.port())
+                            .sync()
+                            .channel();
+            InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
+            LOG.info(
+                    "Rhino REST API listening on http://{}:{}/rhino/v1 ({})",
+                    bound.getHostString(),
+                    bound.getPort(),
+                    settings.token().isPresent() ? "bearer token required" : "no token");
+            if (settings.token().isEmpty() && !address.isLoopbackAddress()) {
+                LOG.warn(
+                        "Rhino REST API binds {} without '{}': anyone who reaches it can move"
+                                + " state. Set a token or bind a loopback address.",
+                        settings.bindAddress(),
+                        RhinoOptions.REST_AUTH_TOKEN.key());
+            }
+            return Optional.of(new RhinoRestServer(group, channel));
+        } catch (Exception e) {
+            LOG.error(
+                    "Rhino REST API could not listen on {}:{} ({}); the job runs on without it."
+                            + " Set '{}' to a free port (0 picks one) or '{}: false'.",
+                    settings.bindAddress(),
+                    settings.port(),
+                    e.toString(),
+                    RhinoOptions.REST_PORT.key(),
+                    RhinoOptions.REST_ENABLED.key());
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+            return Optional.empty();
+        }
+    }
+
+    private void stop() {
+        channel.close().awaitUninterruptibly();
+        // waits for the event loop's thread to end: none may outlive a job on a session cluster
+        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+        LOG.info("Rhino REST API stopped");
+    }
+}

@@ -1,0 +1,126 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.config;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.ReadableConfig;
+
+/**
+ * The options a Rhino operator's tasks and JobManager side run with, read once when the Rhino keyed
+ * stream is built and shipped with the job.
+ *
+ * @param handoverTimeout how long a handover may take
+ * @param loadReportInterval how often routers and gates report load
+ * @param loadWindow the window of a vnode's records per second
+ * @param rest the REST server's settings
+ * @param balancer the auto-balancer's settings
+ */
+public record RhinoRuntimeSettings(
+        Duration handoverTimeout,
+        Duration loadReportInterval,
+        Duration loadWindow,
+        Rest rest,
+        Balancer balancer)
+        implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Rhino's REST server. */
+    public record Rest(boolean enabled, String bindAddress, int port, String authToken)
+            implements Serializable {
+
+        private static final long serialVersionUID = 1L;
+
+        public Optional<String> token() {
+            return Optional.ofNullable(authToken).filter(t -> !t.isBlank());
+        }
+
+        @Override
+        public String toString() {
+            return "Rest[enabled="
+                    + enabled
+                    + ", bindAddress="
+                    + bindAddress
+                    + ", port="
+                    + port
+                    + ", authToken="
+                    + (token().isPresent() ? "(set)" : "(none)")
+                    + "]";
+        }
+    }
+
+    /** The auto-balancer. */
+    public record Balancer(boolean auto, Duration interval, double maxImbalance, Duration cooldown)
+            implements Serializable {
+
+        private static final long serialVersionUID = 1L;
+    }
+
+    public RhinoRuntimeSettings {
+        Objects.requireNonNull(handoverTimeout, "handoverTimeout");
+        Objects.requireNonNull(rest, "rest");
+        Objects.requireNonNull(balancer, "balancer");
+        requirePositive(RhinoOptions.LOAD_REPORT_INTERVAL.key(), loadReportInterval);
+        requirePositive(RhinoOptions.LOAD_WINDOW.key(), loadWindow);
+        requirePositive(RhinoOptions.BALANCER_INTERVAL.key(), balancer.interval());
+        Objects.requireNonNull(balancer.cooldown(), "cooldown");
+        if (!(balancer.maxImbalance() >= 1.0)) {
+            throw new IllegalConfigurationException(
+                    RhinoOptions.BALANCER_MAX_IMBALANCE.key()
+                            + ": "
+                            + balancer.maxImbalance()
+                            + " (expected: a max/mean ratio >= 1, e.g. 1.2)");
+        }
+        if (rest.port() < 0 || rest.port() > 65_535) {
+            throw new IllegalConfigurationException(
+                    RhinoOptions.REST_PORT.key()
+                            + ": "
+                            + rest.port()
+                            + " (expected: 0..65535, 0 for any free port)");
+        }
+        if (rest.bindAddress() == null || rest.bindAddress().isBlank()) {
+            throw new IllegalConfigurationException(
+                    RhinoOptions.REST_BIND_ADDRESS.key() + ": blank (expected: an address)");
+        }
+    }
+
+    /** The settings in {@code config}, with the stream's own handover timeout. */
+    public static RhinoRuntimeSettings from(ReadableConfig config, Duration handoverTimeout) {
+        return new RhinoRuntimeSettings(
+                handoverTimeout,
+                config.get(RhinoOptions.LOAD_REPORT_INTERVAL),
+                config.get(RhinoOptions.LOAD_WINDOW),
+                new Rest(
+                        config.get(RhinoOptions.REST_ENABLED),
+                        config.get(RhinoOptions.REST_BIND_ADDRESS),
+                        config.get(RhinoOptions.REST_PORT),
+                        config.getOptional(RhinoOptions.REST_AUTH_TOKEN).orElse(null)),
+                new Balancer(
+                        config.get(RhinoOptions.BALANCER_AUTO),
+                        config.get(RhinoOptions.BALANCER_INTERVAL),
+                        config.get(RhinoOptions.BALANCER_MAX_IMBALANCE),
+                        config.get(RhinoOptions.BALANCER_COOLDOWN)));
+    }
+
+    private static void requirePositive(String key, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalConfigurationException(key + ": " + value + " (expected: positive)");
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.coordination;
+
+import java.util.Map;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+
+/** Gate subtask → coordinator, periodically: the state size of each vnode it owns, in bytes. */
+public record GateLoadEvent(Map<Integer, Long> stateBytesByVnode) implements OperatorEvent {
+
+    public GateLoadEvent {
+        stateBytesByVnode = Map.copyOf(stateBytesByVnode);
+    }
+}

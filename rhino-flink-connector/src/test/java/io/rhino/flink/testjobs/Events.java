@@ -52,14 +52,33 @@ public final class Events {
             int keys,
             double eventsPerSecond,
             int parallelism) {
+        return stream(
+                env,
+                name,
+                seed,
+                count,
+                millisPerEvent,
+                keys,
+                eventsPerSecond > 0
+                        ? RateLimiterStrategy.perSecond(eventsPerSecond)
+                        : RateLimiterStrategy.noOp(),
+                parallelism);
+    }
+
+    /** As above, with the source rate set by {@code rate}. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    public static SingleOutputStreamOperator<Tuple3<Long, Long, Long>> stream(
+            StreamExecutionEnvironment env,
+            String name,
+            long seed,
+            long count,
+            long millisPerEvent,
+            int keys,
+            RateLimiterStrategy rate,
+            int parallelism) {
         DataGeneratorSource<Tuple3<Long, Long, Long>> source =
                 new DataGeneratorSource<>(
-                        index -> event(seed, index, millisPerEvent, keys),
-                        count,
-                        eventsPerSecond > 0
-                                ? RateLimiterStrategy.perSecond(eventsPerSecond)
-                                : RateLimiterStrategy.noOp(),
-                        TYPE);
+                        index -> event(seed, index, millisPerEvent, keys), count, rate, TYPE);
         return env.fromSource(
                         source,
                         WatermarkStrategy.<Tuple3<Long, Long, Long>>forMonotonousTimestamps()

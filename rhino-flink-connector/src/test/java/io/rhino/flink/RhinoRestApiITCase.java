@@ -1,0 +1,480 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.api.rest.RhinoRestServer;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.FailingOnceStateTransfer;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ReleasableRate;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Rhino's REST API over real HTTP against a running job on three TaskManagers: listing, moving,
+ * rebalancing a Zipf-skewed load, rescaling in and out, draining a TaskManager, every kind of bad
+ * input (none changes the routing table), and in the end the job's output equals plain Flink's.
+ */
+@Timeout(300)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RhinoRestApiITCase {
+
+    private static final String TOKEN = "rest-test-token";
+    private static final String NAME = "skewed-counts";
+    private static final int PARALLELISM = 4;
+    private static final int VNODES = 16;
+    private static final long EVENTS = 300_000;
+    private static final int KEYS = 5_000;
+    private static final double MAX_IMBALANCE = 1.25;
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers();
+
+    private final String runId = "rest-" + UUID.randomUUID();
+    private Path checkpoints;
+    private JobClient job;
+    private String operatorPath;
+    private RestCalls http;
+
+    /**
+     * Once, before the first test: the MiniCluster's environment is only installed around each
+     * test, so a job submitted in a {@code @BeforeAll} would run on a cluster of its own.
+     */
+    @BeforeEach
+    void startTheSkewedJobOnce() throws Exception {
+        if (job != null) {
+            return;
+        }
+        checkpoints = Files.createTempDirectory("rhino-rest-it");
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofSeconds(1));
+        config.set(RhinoOptions.REST_AUTH_TOKEN, TOKEN);
+        config.set(RhinoOptions.LOAD_REPORT_INTERVAL, Duration.ofMillis(200));
+        config.set(RhinoOptions.LOAD_WINDOW, Duration.ofSeconds(5));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(PARALLELISM);
+        RhinoStreams.keyBy(
+                        skewed(env, new ReleasableRate(runId, 2_000)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(NAME)
+                                .vnodes(VNODES)
+                                .stateTransfer(new FailingOnceStateTransfer(runId))
+                                .build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        job = env.executeAsync("rest-api");
+        RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+        InetSocketAddress address = RhinoRestServer.address().orElseThrow();
+        http = new RestCalls("http://127.0.0.1:" + address.getPort() + "/rhino/v1", TOKEN);
+        operatorPath = "/jobs/" + job.getJobID() + "/operators/" + NAME;
+        awaitLoadOnEveryActiveSubtask();
+    }
+
+    @Test
+    @Order(1)
+    void listsTheJobAndItsOperatorWithPerVnodeOwnersTaskManagersAndLoad() throws Exception {
+        RestCalls.Reply jobs = http.get("/jobs");
+        assertThat(jobs.status()).isEqualTo(200);
+        assertThat(jobs.json().get("jobs").findValuesAsText("id"))
+                .contains(job.getJobID().toString());
+
+        RestCalls.Reply operators = http.get("/jobs/" + job.getJobID() + "/operators");
+        assertThat(operators.status()).isEqualTo(200);
+        JsonNode operator = operators.json().get("operators").get(0);
+        assertThat(operator.get("name").asText()).isEqualTo(NAME);
+        assertThat(operator.get("parallelism").asInt()).isEqualTo(PARALLELISM);
+        assertThat(operator.get("active-subtasks").asInt()).isEqualTo(PARALLELISM);
+        assertThat(operator.get("vnodes")).hasSize(VNODES);
+        Set<String> taskManagers = new HashSet<>();
+        double total = 0;
+        for (JsonNode vnode : operator.get("vnodes")) {
+            taskManagers.add(vnode.get("taskmanager").asText());
+            total += vnode.get("records-per-second").asDouble();
+            assertThat(vnode.get("replicas")).isEmpty();
+        }
+        assertThat(taskManagers)
+                .as("four gates in slots of two or three TaskManagers")
+                .hasSizeGreaterThan(1);
+        assertThat(total)
+                .as("the source's rate, measured by the routers")
+                .isBetween(500.0, 4_000.0);
+        awaitStateBytesReported();
+    }
+
+    @Test
+    @Order(2)
+    void movesAVnodeAndARequestRepeatedWithItsIdRunsOnce() throws Exception {
+        JsonNode before = operator();
+        int owner = before.at("/vnodes/0/owner").asInt();
+        int target = (owner + 1) % PARALLELISM;
+        String body =
+                "{\"request-id\": \"move-1\", \"moves\": [{\"vnode\": 0, \"to\": " + target + "}]}";
+
+        RestCalls.Reply accepted = http.post(operatorPath + "/handovers", body);
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        assertThat(accepted.json().get("request-id").asText()).isEqualTo("move-1");
+        JsonNode status = http.awaitEnd(operatorPath + "/handovers/move-1", Duration.ofSeconds(60));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+        assertThat(status.at("/operation/handovers/0/phase-durations-ms").size()).isGreaterThan(3);
+
+        RestCalls.Reply repeated = http.post(operatorPath + "/handovers", body);
+        assertThat(repeated.status()).isEqualTo(202);
+        JsonNode after = operator();
+        assertThat(after.at("/vnodes/0/owner").asInt()).isEqualTo(target);
+        assertThat(after.get("epoch").asLong())
+                .as("the repeated request did not run again")
+                .isEqualTo(before.get("epoch").asLong() + 1);
+        assertThat(
+                        http.get(operatorPath + "/handovers")
+                                .json()
+                                .get("handovers")
+                                .findValuesAsText("request-id"))
+                .contains("move-1");
+    }
+
+    @Test
+    @Order(3)
+    void aReconfigurationWhileAnotherRunsIsAConflictNamingTheRunningOne() throws Exception {
+        JsonNode before = operator();
+        int owner = before.at("/vnodes/1/owner").asInt();
+        FailingOnceStateTransfer.arm(runId, FailingOnceStateTransfer.Fault.SLOW);
+        RestCalls.Reply slow =
+                http.post(
+                        operatorPath + "/handovers",
+                        "{\"request-id\": \"slow-1\", \"moves\": [{\"vnode\": 1, \"to\": "
+                                + (owner + 1) % PARALLELISM
+                                + "}]}");
+        assertThat(slow.status()).isEqualTo(202);
+
+        RestCalls.Reply conflicting = http.post(operatorPath + "/rebalance", "{}");
+        assertThat(conflicting.status()).as(conflicting.text()).isEqualTo(409);
+        assertThat(conflicting.json().get("errors").get(0).asText()).contains("slow-1");
+
+        JsonNode status = http.awaitEnd(operatorPath + "/handovers/slow-1", Duration.ofSeconds(60));
+        assertThat(status.at("/status/id").asText()).isEqualTo("COMPLETED");
+    }
+
+    @Test
+    @Order(4)
+    void rebalanceBringsTheSkewedLoadUnderTheThreshold() throws Exception {
+        // pile half of the other subtasks' vnodes onto subtask 0
+        JsonNode table = operator();
+        List<String> moves = new ArrayList<>();
+        Map<Integer, Integer> seen = new HashMap<>();
+        for (JsonNode vnode : table.get("vnodes")) {
+            int owner = vnode.get("owner").asInt();
+            if (owner != 0 && seen.merge(owner, 1, Integer::sum) % 2 == 0) {
+                moves.add("{\"vnode\": " + vnode.get("id").asInt() + ", \"to\": 0}");
+            }
+        }
+        RestCalls.Reply piled =
+                http.post(
+                        operatorPath + "/handovers",
+                        "{\"request-id\": \"pile\", \"moves\": [" + String.join(",", moves) + "]}");
+        assertThat(piled.status()).as(piled.text()).isEqualTo(202);
+        assertThat(
+                        http.awaitEnd(operatorPath + "/handovers/pile", Duration.ofSeconds(60))
+                                .at("/status/id")
+                                .asText())
+                .isEqualTo("COMPLETED");
+        double skewed = operator().get("load-imbalance").asDouble();
+        assertThat(skewed).as("subtask 0 carries far more than the mean").isGreaterThan(1.6);
+
+        RestCalls.Reply rebalance =
+                http.post(
+                        operatorPath + "/rebalance",
+                        "{\"request-id\": \"rebalance-1\", \"max-imbalance\": "
+                                + MAX_IMBALANCE
+                                + "}");
+        assertThat(rebalance.status()).as(rebalance.text()).isEqualTo(202);
+        JsonNode status =
+                http.awaitEnd(operatorPath + "/handovers/rebalance-1", Duration.ofSeconds(60));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+        assertThat(status.at("/operation/kind").asText()).isEqualTo("rebalance");
+        int moved = status.at("/operation/handovers/0/moves").size();
+        assertThat(moved).isBetween(1, VNODES - 1);
+
+        // the rates keep changing a little while the window slides: 0.1 of measurement drift
+        assertThat(operator().get("load-imbalance").asDouble())
+                .as("max/mean after the rebalance (was %.2f)", skewed)
+                .isLessThan(MAX_IMBALANCE + 0.1);
+    }
+
+    @Test
+    @Order(5)
+    void rescalesInToTwoActiveSubtasksAndOutToAllAgain() throws Exception {
+        rescaleTo(2, "rescale-in");
+        JsonNode in = operator();
+        assertThat(in.get("active-subtasks").asInt()).isEqualTo(2);
+        assertThat(owners(in)).hasSize(2);
+
+        rescaleTo(PARALLELISM, "rescale-out");
+        assertThat(operator().get("active-subtasks").asInt()).isEqualTo(PARALLELISM);
+    }
+
+    @Test
+    @Order(6)
+    void drainsATaskManagerOfEveryVnode() throws Exception {
+        RestCalls.Reply taskManagers = http.get("/jobs/" + job.getJobID() + "/taskmanagers");
+        assertThat(taskManagers.status()).isEqualTo(200);
+        JsonNode first = taskManagers.json().get("taskmanagers").get(0);
+        String drained = first.get("id").asText();
+        Set<Integer> drainedSubtasks = new HashSet<>();
+        first.at("/subtasks/" + NAME).forEach(s -> drainedSubtasks.add(s.asInt()));
+        assertThat(drainedSubtasks).isNotEmpty();
+
+        RestCalls.Reply drain =
+                http.post(
+                        "/jobs/"
+                                + job.getJobID()
+                                + "/taskmanagers/"
+                                + URLEncoder.encode(drained, StandardCharsets.UTF_8)
+                                + "/drain",
+                        "{\"request-id\": \"drain-1\"}");
+        assertThat(drain.status()).as(drain.text()).isEqualTo(202);
+        JsonNode status =
+                http.awaitEnd(
+                        "/jobs/" + job.getJobID() + "/reconfigurations/drain-1",
+                        Duration.ofSeconds(60));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+        JsonNode after = operator();
+        for (JsonNode vnode : after.get("vnodes")) {
+            assertThat(vnode.get("taskmanager").asText()).isNotEqualTo(drained);
+        }
+        assertThat(owners(after)).doesNotContainAnyElementsOf(drainedSubtasks);
+        // and back, so the last test ends with every subtask active
+        rescaleTo(PARALLELISM, "after-drain");
+    }
+
+    @Test
+    @Order(7)
+    void badInputIsRefusedWithAClearErrorAndChangesNothing() throws Exception {
+        JsonNode before = operator();
+        int owner0 = before.at("/vnodes/0/owner").asInt();
+        String moves = operatorPath + "/handovers";
+        String unknownJob = "/jobs/00000000000000000000000000000000/operators";
+
+        expect(http.post(moves, "{not json"), 400, "not valid JSON");
+        expect(http.post(moves, "[1, 2]"), 400, "must be a JSON object");
+        expect(http.post(moves, "{\"moves\": \"vnode 1\"}"), 400, "'moves' must be an array");
+        expect(
+                http.post(moves, "{\"moves\": [{\"vnode\": \"a\", \"to\": 1}]}"),
+                400,
+                "'vnode' must be an integer");
+        expect(http.post(moves, "{\"mvoes\": []}"), 400, "Unknown fields [mvoes]");
+        expect(http.post(moves, "{\"moves\": []}"), 400, "at least one");
+        expect(
+                http.post(moves, "{\"moves\": [{\"vnode\": 999, \"to\": 1}]}"),
+                404,
+                "vnode 999 does not exist");
+        expect(
+                http.post(moves, "{\"moves\": [{\"vnode\": 0, \"to\": 17}]}"),
+                404,
+                "subtask 17 does not exist");
+        expect(
+                http.post(moves, "{\"moves\": [{\"vnode\": 0, \"to\": " + owner0 + "}]}"),
+                400,
+                "already owned");
+        expect(
+                http.post(
+                        moves,
+                        "{\"request-id\": \"a b/c\", \"moves\": [{\"vnode\": 0, \"to\": 1}]}"),
+                400,
+                "request-id");
+        expect(
+                http.post(
+                        moves,
+                        "{\"request-id\": \"move-1\", \"moves\": [{\"vnode\": 3, \"to\": 1}]}"),
+                409,
+                "already used");
+        expect(http.post(operatorPath + "/rescale", "{\"active-subtasks\": 0}"), 400, "1..4");
+        expect(http.post(operatorPath + "/rescale", "{\"active-subtasks\": 5}"), 400, "1..4");
+        expect(http.post(operatorPath + "/rescale", "{}"), 400, "Missing field 'active-subtasks'");
+        expect(http.post(operatorPath + "/rebalance", "{\"max-imbalance\": 0.5}"), 400, ">= 1");
+        expect(http.get(unknownJob), 404, "No running Rhino job");
+        expect(http.get("/jobs/" + job.getJobID() + "/operators/nope"), 404, NAME);
+        expect(http.get(operatorPath + "/handovers/never-requested"), 404, "never-requested");
+        expect(
+                http.post("/jobs/" + job.getJobID() + "/taskmanagers/nowhere/drain", "{}"),
+                404,
+                "nowhere");
+        expect(http.get("/nothing-here"), 404, "No such resource");
+        RestCalls.Reply wrongMethod = http.send("DELETE", "/jobs", null, TOKEN);
+        expect(wrongMethod, 405, "DELETE is not allowed");
+        assertThat(wrongMethod.raw().headers().firstValue("Allow")).hasValue("GET");
+        expect(http.get(operatorPath + "/rebalance"), 405, "allowed: POST");
+        expect(http.send("GET", "/jobs", null, null), 401, "Bearer");
+        expect(http.send("GET", "/jobs", null, "wrong-token"), 401, "Bearer");
+        RestCalls.Reply tooLarge =
+                http.post(
+                        moves,
+                        "{\"moves\": [], \"pad\": \""
+                                + "x".repeat(RhinoRestServer.MAX_BODY_BYTES)
+                                + "\"}");
+        assertThat(tooLarge.status()).isEqualTo(413);
+
+        JsonNode after = operator();
+        assertThat(after.get("epoch")).isEqualTo(before.get("epoch"));
+        assertThat(ownerByVnode(after)).isEqualTo(ownerByVnode(before));
+    }
+
+    @Test
+    @Order(8)
+    void theOutputEqualsPlainFlinksAfterAllReconfigurations() throws Exception {
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get();
+        List<String> rhino = ResultSink.take(runId);
+        Multisets.assertSameMultiset(
+                "Rhino output under REST reconfigurations vs plain Flink", plainFlink(), rhino);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void rescaleTo(int active, String requestId) throws Exception {
+        RestCalls.Reply accepted =
+                http.post(
+                        operatorPath + "/rescale",
+                        "{\"request-id\": \""
+                                + requestId
+                                + "\", \"active-subtasks\": "
+                                + active
+                                + "}");
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        JsonNode status =
+                http.awaitEnd(operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+    }
+
+    private JsonNode operator() throws Exception {
+        RestCalls.Reply reply = http.get(operatorPath);
+        assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+        return reply.json();
+    }
+
+    private static Set<Integer> owners(JsonNode operator) {
+        Set<Integer> owners = new HashSet<>();
+        operator.get("vnodes").forEach(v -> owners.add(v.get("owner").asInt()));
+        return owners;
+    }
+
+    private static List<Integer> ownerByVnode(JsonNode operator) {
+        List<Integer> owners = new ArrayList<>();
+        operator.get("vnodes").forEach(v -> owners.add(v.get("owner").asInt()));
+        return owners;
+    }
+
+    private static void expect(RestCalls.Reply reply, int status, String messagePart) {
+        assertThat(reply.status()).as(reply.text()).isEqualTo(status);
+        assertThat(reply.json().get("errors").get(0).asText()).contains(messagePart);
+    }
+
+    private void awaitLoadOnEveryActiveSubtask() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            JsonNode operator = operator();
+            Set<Integer> loaded = new HashSet<>();
+            operator.get("vnodes")
+                    .forEach(
+                            v -> {
+                                if (v.get("records-per-second").asDouble() > 0) {
+                                    loaded.add(v.get("owner").asInt());
+                                }
+                            });
+            if (loaded.size() == PARALLELISM) {
+                return;
+            }
+            assertThat(System.nanoTime()).as("no load reported: " + operator).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    private void awaitStateBytesReported() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (operator().findValues("state-bytes").stream().noneMatch(b -> b.asLong() > 0)) {
+            assertThat(System.nanoTime()).as("no state size reported").isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    private List<String> plainFlink() throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(PARALLELISM);
+        String reference = runId + "-plain";
+        skewed(env, RateLimiterStrategy.noOp())
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(reference));
+        env.execute("rest-api-reference");
+        return ResultSink.take(reference);
+    }
+
+    /** Events with Zipf-like keys: key k has a share of about 1/k. */
+    @SuppressWarnings("rawtypes")
+    private static DataStream<Tuple3<Long, Long, Long>> skewed(
+            StreamExecutionEnvironment env, RateLimiterStrategy rate) {
+        return Events.stream(env, "events", 7, EVENTS, 1, KEYS, rate, 1)
+                .map(new Zipf())
+                .setParallelism(1);
+    }
+
+    private static final class Zipf
+            implements MapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
+        @Override
+        public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) {
+            long key = (long) Math.pow(KEYS, (double) event.f0 / KEYS);
+            return Tuple3.of(key, event.f1, event.f2);
+        }
+    }
+}

@@ -18,16 +18,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
-import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
-import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
@@ -42,12 +39,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,10 +64,9 @@ class RhinoRestApiITCase {
 
     private static final String TOKEN = "rest-test-token";
     private static final String NAME = "skewed-counts";
-    private static final int PARALLELISM = 4;
+    private static final int PARALLELISM = SkewedCountsJob.PARALLELISM;
     private static final int VNODES = 16;
     private static final long EVENTS = 300_000;
-    private static final int KEYS = 5_000;
     private static final double MAX_IMBALANCE = 1.25;
 
     @RegisterExtension
@@ -102,16 +94,14 @@ class RhinoRestApiITCase {
         config.set(RhinoOptions.LOAD_REPORT_INTERVAL, Duration.ofMillis(200));
         config.set(RhinoOptions.LOAD_WINDOW, Duration.ofSeconds(5));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(PARALLELISM);
-        RhinoStreams.keyBy(
-                        skewed(env, new ReleasableRate(runId, 2_000)),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder(NAME)
-                                .vnodes(VNODES)
-                                .stateTransfer(new FailingOnceStateTransfer(runId))
-                                .build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId));
+        SkewedCountsJob.rhino(
+                env,
+                runId,
+                EVENTS,
+                RhinoKeyedStreamOptions.builder(NAME)
+                        .vnodes(VNODES)
+                        .stateTransfer(new FailingOnceStateTransfer(runId))
+                        .build());
         job = env.executeAsync("rest-api");
         RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
         InetSocketAddress address = RhinoRestServer.address().orElseThrow();
@@ -375,7 +365,9 @@ class RhinoRestApiITCase {
         job.getJobExecutionResult().get();
         List<String> rhino = ResultSink.take(runId);
         Multisets.assertSameMultiset(
-                "Rhino output under REST reconfigurations vs plain Flink", plainFlink(), rhino);
+                "Rhino output under REST reconfigurations vs plain Flink",
+                SkewedCountsJob.plainFlink(runId, EVENTS),
+                rhino);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -443,38 +435,6 @@ class RhinoRestApiITCase {
         while (operator().findValues("state-bytes").stream().noneMatch(b -> b.asLong() > 0)) {
             assertThat(System.nanoTime()).as("no state size reported").isLessThan(deadline);
             Thread.sleep(200);
-        }
-    }
-
-    private List<String> plainFlink() throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(
-                        RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(PARALLELISM);
-        String reference = runId + "-plain";
-        skewed(env, RateLimiterStrategy.noOp())
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(reference));
-        env.execute("rest-api-reference");
-        return ResultSink.take(reference);
-    }
-
-    /** Events with Zipf-like keys: key k has a share of about 1/k. */
-    @SuppressWarnings("rawtypes")
-    private static DataStream<Tuple3<Long, Long, Long>> skewed(
-            StreamExecutionEnvironment env, RateLimiterStrategy rate) {
-        return Events.stream(env, "events", 7, EVENTS, 1, KEYS, rate, 1)
-                .map(new Zipf())
-                .setParallelism(1);
-    }
-
-    private static final class Zipf
-            implements MapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
-        @Override
-        public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) {
-            long key = (long) Math.pow(KEYS, (double) event.f0 / KEYS);
-            return Tuple3.of(key, event.f1, event.f2);
         }
     }
 }

@@ -15,7 +15,9 @@
 package io.rhino.flink.coordination;
 
 import io.rhino.core.handover.HandoverPhase;
+import io.rhino.flink.reconfiguration.Reconfigurer;
 import io.rhino.handover.HandoverManager;
+import java.util.Arrays;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
@@ -23,14 +25,29 @@ import org.apache.flink.metrics.MetricGroup;
 /**
  * Publishes a handover manager's figures in the gate coordinator's Flink metric group (group {@code
  * rhino}): counters of handovers started, completed, failed and rejected, the last handover's
- * duration and per-phase durations, and the routing table's epoch.
+ * duration and per-phase durations, the routing table's epoch, the operator's load (records per
+ * second, max/mean imbalance) and, with auto-balancing on, the auto-balancer's decisions.
  */
 final class HandoverMetricsReporter {
 
     private HandoverMetricsReporter() {}
 
-    static void register(MetricGroup coordinatorGroup, HandoverManager manager) {
+    static void register(MetricGroup coordinatorGroup, RhinoOperatorHub hub) {
+        HandoverManager manager = hub.existingManager().orElseThrow();
         MetricGroup group = coordinatorGroup.addGroup("rhino");
+        group.gauge(
+                "loadImbalance",
+                () -> Reconfigurer.modelOf(hub, manager.routingTable()).imbalance());
+        group.gauge("recordsPerSecond", () -> Arrays.stream(hub.recordsPerSecond()).sum());
+        hub.autoBalancer()
+                .ifPresent(
+                        balancer -> {
+                            group.counter(
+                                    "autoBalanceRebalances",
+                                    new ManagerCount(balancer::rebalances));
+                            group.counter(
+                                    "autoBalanceSkipped", new ManagerCount(balancer::skipped));
+                        });
         group.counter("handoversStarted", new ManagerCount(() -> manager.metrics().started()));
         group.counter("handoversCompleted", new ManagerCount(() -> manager.metrics().completed()));
         group.counter("handoversFailed", new ManagerCount(() -> manager.metrics().failed()));

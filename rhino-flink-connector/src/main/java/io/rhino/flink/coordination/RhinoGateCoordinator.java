@@ -74,7 +74,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             restoredTable = null;
         }
         RhinoHandovers.register(hub);
-        HandoverMetricsReporter.register(context.metricGroup(), manager);
+        HandoverMetricsReporter.register(context.metricGroup(), hub);
     }
 
     @Override

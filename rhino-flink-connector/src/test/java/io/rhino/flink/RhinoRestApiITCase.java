@@ -288,6 +288,62 @@ class RhinoRestApiITCase {
 
     @Test
     @Order(7)
+    void theCliListsMovesRescalesAndWaitsForTheEnd() throws Exception {
+        String url = "http://127.0.0.1:" + RhinoRestServer.address().orElseThrow().getPort();
+        String jobId = job.getJobID().toString();
+
+        Cli listed = cli("--url", url, "--token", TOKEN, "operators", jobId);
+        assertThat(listed.code()).as(listed.err()).isZero();
+        assertThat(listed.out()).contains(NAME).contains("parallelism 4").contains("records/s");
+
+        int owner = operator().at("/vnodes/2/owner").asInt();
+        int target = (owner + 1) % PARALLELISM;
+        Cli moved =
+                cli(
+                        "--url",
+                        url,
+                        "--token",
+                        TOKEN,
+                        "move",
+                        jobId,
+                        NAME,
+                        "2",
+                        "" + target,
+                        "--wait");
+        assertThat(moved.code()).as(moved.out() + moved.err()).isZero();
+        assertThat(moved.out()).contains("COMPLETED");
+        assertThat(operator().at("/vnodes/2/owner").asInt()).isEqualTo(target);
+
+        Cli rescaled =
+                cli(
+                        "--url", url, "--token", TOKEN, "rescale", jobId, NAME, "3", "--wait",
+                        "--json");
+        assertThat(rescaled.code()).as(rescaled.out() + rescaled.err()).isZero();
+        assertThat(rescaled.out()).contains("\"COMPLETED\"");
+        assertThat(operator().get("active-subtasks").asInt()).isEqualTo(3);
+        rescaleTo(PARALLELISM, "cli-back");
+
+        Cli refused = cli("--url", url, "--token", TOKEN, "rescale", jobId, NAME, "9");
+        assertThat(refused.code()).isEqualTo(3);
+        assertThat(refused.err()).contains("HTTP 400").contains("1..4");
+        Cli unauthorized = cli("--url", url, "jobs");
+        assertThat(unauthorized.code()).isEqualTo(3);
+        assertThat(unauthorized.err()).contains("HTTP 401");
+    }
+
+    private record Cli(int code, String out, String err) {}
+
+    private static Cli cli(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code =
+                io.rhino.cli.RhinoCli.run(
+                        args, new java.io.PrintWriter(out), new java.io.PrintWriter(err));
+        return new Cli(code, out.toString(), err.toString());
+    }
+
+    @Test
+    @Order(8)
     void badInputIsRefusedWithAClearErrorAndChangesNothing() throws Exception {
         JsonNode before = operator();
         int owner0 = before.at("/vnodes/0/owner").asInt();
@@ -359,7 +415,7 @@ class RhinoRestApiITCase {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void theOutputEqualsPlainFlinksAfterAllReconfigurations() throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();

@@ -1,0 +1,56 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayDeque;
+
+/**
+ * The chunks a chain member received and passes on downstream. Each chunk that leaves for the next
+ * member gives the upstream sender one credit back, so a member holds at most the upstream credit
+ * window whatever the file size.
+ */
+final class ForwardChunkSource implements ChunkSource {
+
+    private final ArrayDeque<ByteBuf> queue = new ArrayDeque<>();
+    private final Runnable creditUpstream;
+
+    ForwardChunkSource(Runnable creditUpstream) {
+        this.creditUpstream = creditUpstream;
+    }
+
+    void offer(ByteBuf chunk) {
+        queue.addLast(chunk);
+    }
+
+    @Override
+    public boolean hasNext() {
+        return !queue.isEmpty();
+    }
+
+    @Override
+    public ByteBuf next(ByteBufAllocator allocator) {
+        ByteBuf chunk = queue.removeFirst();
+        creditUpstream.run();
+        return chunk;
+    }
+
+    @Override
+    public void close() {
+        queue.forEach(ByteBuf::release);
+        queue.clear();
+    }
+}

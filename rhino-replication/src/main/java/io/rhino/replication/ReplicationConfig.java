@@ -1,0 +1,54 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a replication service runs.
+ *
+ * @param bindHost the address it listens on and that identifies it to peers
+ * @param firstPort the first port to try
+ * @param lastPort the last port to try ({@code firstPort} for exactly one; 0 and 0 for any free)
+ * @param storeDirectory its replica store (the dedicated disk)
+ * @param secret the shared secret peers prove they know, or null to accept any peer
+ * @param timeout how long a replication may take before it fails
+ */
+public record ReplicationConfig(
+        String bindHost,
+        int firstPort,
+        int lastPort,
+        Path storeDirectory,
+        String secret,
+        Duration timeout) {
+
+    public ReplicationConfig {
+        Objects.requireNonNull(bindHost, "bindHost");
+        Objects.requireNonNull(storeDirectory, "storeDirectory");
+        Objects.requireNonNull(timeout, "timeout");
+        if (firstPort < 0 || lastPort < firstPort || lastPort > 65_535) {
+            throw new IllegalArgumentException(
+                    "ports " + firstPort + "-" + lastPort + " (expected: a range within 0..65535)");
+        }
+    }
+
+    /** A service on any free port of {@code bindHost}. */
+    public static ReplicationConfig anyPort(
+            String bindHost, Path storeDirectory, String secret, Duration timeout) {
+        return new ReplicationConfig(bindHost, 0, 0, storeDirectory, secret, timeout);
+    }
+}

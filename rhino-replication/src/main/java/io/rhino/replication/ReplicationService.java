@@ -1,0 +1,321 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rhino.replication.protocol.ReplicationCodec;
+import io.rhino.replication.store.ReplicaStore;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One peer of the replication network (one per TaskManager): a Netty server that receives files
+ * into its {@link ReplicaStore} and passes them on along their chain, and a client that starts
+ * chains from local files. One event-loop thread runs every connection of the service, so stream
+ * state needs no locks; the public methods hop onto it.
+ *
+ * <p>A chain {@code [r1, r2, ...]} replicates a file from this member (the primary, which holds the
+ * original) to r1, which stores and forwards it to r2 while it receives, and so on; the last member
+ * acks once stored and verified, and every member acks upstream only after its own copy is stored
+ * and its downstream acked. So a completed {@link #replicate} means every member holds a verified
+ * copy. Memory per stream and hop is bounded by the credit window ({@value
+ * ReceiverHandler#CREDIT_WINDOW} chunks of {@value ReplicationCodec#CHUNK_BYTES} bytes) whatever
+ * the file size.
+ */
+public final class ReplicationService implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationService.class);
+
+    private final ReplicationConfig config;
+    private final ReplicaStore store;
+    private final Authentication authentication;
+    private final EventLoopGroup group;
+    private final EventLoop loop;
+    private final Channel server;
+    private final PeerAddress address;
+    private final Map<PeerAddress, CompletableFuture<SenderConnection>> connections =
+            new HashMap<>();
+
+    private ReplicationService(ReplicationConfig config) throws IOException {
+        this.config = config;
+        this.store = new ReplicaStore(config.storeDirectory());
+        this.authentication = new Authentication(config.secret());
+        this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("rhino-replication", true));
+        this.loop = group.next();
+        Channel bound = null;
+        IOException lastFailure = null;
+        for (int port = config.firstPort(); port <= config.lastPort() && bound == null; port++) {
+            try {
+                bound = bindServer(port);
+            } catch (Exception e) {
+                lastFailure = new IOException("port " + port + ": " + e.getMessage(), e);
+            }
+        }
+        if (bound == null) {
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+            throw new IOException(
+                    "Replication service cannot listen on "
+                            + config.bindHost()
+                            + " ports "
+                            + config.firstPort()
+                            + "-"
+                            + config.lastPort(),
+                    lastFailure);
+        }
+        this.server = bound;
+        this.address =
+                new PeerAddress(
+                        config.bindHost(), ((InetSocketAddress) bound.localAddress()).getPort());
+        if (!authentication.required()) {
+            LOG.warn(
+                    "Replication service {} accepts peers without a secret; set"
+                            + " rhino.replication.secret",
+                    address);
+        }
+        LOG.info("Replication service listening on {}, store {}", address, store.root());
+    }
+
+    /** Starts a service: opens its store (removing partial files) and binds its port. */
+    public static ReplicationService start(ReplicationConfig config) throws IOException {
+        return new ReplicationService(config);
+    }
+
+    public PeerAddress address() {
+        return address;
+    }
+
+    public ReplicaStore store() {
+        return store;
+    }
+
+    /**
+     * Replicates a local file along {@code chain} (the other members, nearest first).
+     *
+     * @return completes when every member stored and verified it; fails naming the member that
+     *     could not, or after the configured timeout
+     */
+    public CompletableFuture<Void> replicate(
+            Path file, String relativePath, List<PeerAddress> chain) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        if (chain.isEmpty()) {
+            result.complete(null);
+            return result;
+        }
+        int crc;
+        FileChunkSource source;
+        try {
+            store.resolve(relativePath); // the same rules as every receiver's
+            crc = ReplicaStore.crc32c(file);
+            source = new FileChunkSource(file);
+        } catch (IOException | IllegalArgumentException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        List<String> downstream = new ArrayList<>();
+        chain.subList(1, chain.size()).forEach(member -> downstream.add(member.toString()));
+        long[] stream = {-1};
+        SenderConnection[] via = {null};
+        loop.execute(
+                () ->
+                        connection(chain.get(0))
+                                .whenComplete(
+                                        (connection, failure) -> {
+                                            if (failure != null) {
+                                                source.close();
+                                                result.completeExceptionally(failure);
+                                            } else if (!result.isDone()) {
+                                                via[0] = connection;
+                                                stream[0] =
+                                                        connection.open(
+                                                                relativePath,
+                                                                source.size(),
+                                                                crc,
+                                                                downstream,
+                                                                source,
+                                                                result);
+                                            }
+                                        }));
+        result.orTimeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS)
+                .whenComplete(
+                        (ok, failure) -> {
+                            if (failure instanceof TimeoutException) {
+                                loop.execute(
+                                        () -> {
+                                            if (via[0] != null) {
+                                                via[0].cancel(
+                                                        stream[0],
+                                                        "timed out after " + config.timeout());
+                                            }
+                                        });
+                            }
+                        });
+        return result.exceptionallyCompose(
+                failure ->
+                        CompletableFuture.failedFuture(
+                                failure instanceof TimeoutException
+                                        ? new ReplicationException(
+                                                "replicating '"
+                                                        + relativePath
+                                                        + "' to "
+                                                        + chain
+                                                        + " timed out after "
+                                                        + config.timeout())
+                                        : failure));
+    }
+
+    /** Replicates several files along one chain; fails if any fails. */
+    public CompletableFuture<Void> replicateAll(Map<String, Path> files, List<PeerAddress> chain) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        files.forEach((relativePath, file) -> all.add(replicate(file, relativePath, chain)));
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    }
+
+    @Override
+    public void close() {
+        server.close().awaitUninterruptibly();
+        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+        LOG.info("Replication service {} stopped", address);
+    }
+
+    // ------------------------------------------------------------------ event loop only
+
+    private final Forwarder forwarder =
+            (downstream, path, size, crc, creditUpstream) -> {
+                Forward forward = new Forward(new ForwardChunkSource(creditUpstream));
+                PeerAddress next;
+                try {
+                    next = PeerAddress.parse(downstream.get(0));
+                } catch (IllegalArgumentException e) {
+                    forward.result.completeExceptionally(e);
+                    return forward;
+                }
+                List<String> rest = downstream.subList(1, downstream.size());
+                connection(next)
+                        .whenComplete(
+                                (connection, failure) -> {
+                                    if (failure != null) {
+                                        forward.source().close();
+                                        forward.result.completeExceptionally(failure);
+                                    } else if (!forward.cancelled()) {
+                                        forward.opened(
+                                                connection,
+                                                connection.open(
+                                                        path,
+                                                        size,
+                                                        crc,
+                                                        List.copyOf(rest),
+                                                        forward.source(),
+                                                        forward.result));
+                                    }
+                                });
+                return forward;
+            };
+
+    private CompletableFuture<SenderConnection> connection(PeerAddress peer) {
+        CompletableFuture<SenderConnection> existing = connections.get(peer);
+        if (existing != null
+                && !(existing.isDone()
+                        && (existing.isCompletedExceptionally()
+                                || !existing.join().channel().isActive()))) {
+            return existing;
+        }
+        SenderConnection handler = new SenderConnection(peer, address.toString(), authentication);
+        connections.put(peer, handler.ready());
+        new Bootstrap()
+                .group(loop)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
+                .option(
+                        ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .handler(
+                        new ChannelInitializer<SocketChannel>() {
+                            @Override
+                            protected void initChannel(SocketChannel channel) {
+                                channel.pipeline()
+                                        .addLast(ReplicationCodec.frameDecoder())
+                                        .addLast(new ReplicationCodec())
+                                        .addLast(handler);
+                            }
+                        })
+                .connect(peer.host(), peer.port())
+                .addListener(
+                        connected -> {
+                            if (!connected.isSuccess()) {
+                                handler.ready()
+                                        .completeExceptionally(
+                                                new ReplicationException(
+                                                        "cannot reach peer "
+                                                                + peer
+                                                                + ": "
+                                                                + connected.cause().getMessage()));
+                            }
+                        });
+        return handler.ready();
+    }
+
+    private Channel bindServer(int port) throws InterruptedException {
+        return new ServerBootstrap()
+                .group(loop)
+                .channel(NioServerSocketChannel.class)
+                .childOption(
+                        ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childHandler(
+                        new ChannelInitializer<SocketChannel>() {
+                            @Override
+                            protected void initChannel(SocketChannel channel) {
+                                channel.pipeline()
+                                        .addLast(ReplicationCodec.frameDecoder())
+                                        .addLast(new ReplicationCodec())
+                                        .addLast(
+                                                new ReceiverHandler(
+                                                        store,
+                                                        authentication,
+                                                        forwarder,
+                                                        currentAddress()));
+                            }
+                        })
+                .bind(config.bindHost(), port)
+                .sync()
+                .channel();
+    }
+
+    private String currentAddress() {
+        return address == null ? config.bindHost() : address.toString();
+    }
+}

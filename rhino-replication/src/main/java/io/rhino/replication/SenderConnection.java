@@ -1,0 +1,215 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.rhino.replication.protocol.ReplicationCodec;
+import io.rhino.replication.protocol.ReplicationMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sending side of one connection to a peer: answers its challenge, then carries any number of
+ * file streams, each sending only as many chunks as the peer granted credits for, and only while
+ * the socket is writable. A stream completes when the peer acks (stored and verified there and
+ * downstream) and fails with the reason the peer, or the lost connection, gives. Event-loop only,
+ * except {@link #ready}.
+ */
+final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMessage> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SenderConnection.class);
+
+    private record Stream(
+            long id,
+            String path,
+            ChunkSource source,
+            CompletableFuture<Void> result,
+            int[] credits) {}
+
+    private final PeerAddress peer;
+    private final String memberId;
+    private final Authentication authentication;
+    private final CompletableFuture<SenderConnection> ready = new CompletableFuture<>();
+    private final Map<Long, Stream> streams = new HashMap<>();
+    private Channel channel;
+    private long nextStream = 1;
+
+    SenderConnection(PeerAddress peer, String memberId, Authentication authentication) {
+        this.peer = peer;
+        this.memberId = memberId;
+        this.authentication = authentication;
+    }
+
+    /** Completes once the peer accepted this side. */
+    CompletableFuture<SenderConnection> ready() {
+        return ready;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /** Opens a stream; {@code result} completes when the whole chain stored the file. */
+    long open(
+            String path,
+            long size,
+            int crc,
+            List<String> downstream,
+            ChunkSource source,
+            CompletableFuture<Void> result) {
+        long id = nextStream++;
+        if (!channel.isActive()) {
+            source.close();
+            result.completeExceptionally(lost());
+            return id;
+        }
+        streams.put(id, new Stream(id, path, source, result, new int[1]));
+        channel.writeAndFlush(new ReplicationMessage.Open(id, path, size, crc, downstream));
+        return id;
+    }
+
+    /** Sends what the stream's credit and the socket allow. */
+    void pump(long id) {
+        Stream stream = streams.get(id);
+        if (stream == null) {
+            return;
+        }
+        boolean wrote = false;
+        try {
+            while (stream.credits()[0] > 0 && stream.source().hasNext() && channel.isWritable()) {
+                stream.credits()[0]--;
+                channel.write(
+                        new ReplicationMessage.Chunk(id, stream.source().next(channel.alloc())));
+                wrote = true;
+            }
+        } catch (Exception e) {
+            cancel(id, "reading the file on " + memberId + " failed: " + e);
+        }
+        if (wrote) {
+            channel.flush();
+        }
+    }
+
+    /** Abandons a stream (timeout, local error): tells the peer so it drops its partial file. */
+    void cancel(long id, String reason) {
+        Stream stream = streams.remove(id);
+        if (stream != null) {
+            stream.source().close();
+            stream.result().completeExceptionally(new ReplicationException(reason));
+            if (channel.isActive()) {
+                channel.writeAndFlush(new ReplicationMessage.Fail(id, reason));
+            }
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        channel = ctx.channel();
+        super.channelActive(ctx);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ReplicationMessage message) {
+        if (message instanceof ReplicationMessage.Challenge challenge) {
+            ctx.writeAndFlush(
+                    new ReplicationMessage.Hello(
+                            memberId, authentication.prove(challenge.nonce(), memberId)));
+        } else if (message instanceof ReplicationMessage.Welcome) {
+            ready.complete(this);
+        } else if (message instanceof ReplicationMessage.Credit credit) {
+            Stream stream = streams.get(credit.stream());
+            if (stream != null) {
+                stream.credits()[0] += credit.chunks();
+                pump(credit.stream());
+            }
+        } else if (message instanceof ReplicationMessage.Ack ack) {
+            Stream stream = streams.remove(ack.stream());
+            if (stream != null) {
+                stream.source().close();
+                stream.result().complete(null);
+            }
+        } else if (message instanceof ReplicationMessage.Fail fail) {
+            failed(ctx, fail);
+        } else {
+            LOG.warn("Unexpected {} from replication peer {}; closing", message, peer);
+            ctx.close();
+        }
+    }
+
+    private void failed(ChannelHandlerContext ctx, ReplicationMessage.Fail fail) {
+        if (fail.stream() == ReplicationMessage.Fail.CONNECTION) {
+            ReplicationException refused =
+                    new ReplicationException("peer " + peer + " refused: " + fail.reason());
+            ready.completeExceptionally(refused);
+            failAll(refused);
+            ctx.close();
+            return;
+        }
+        Stream stream = streams.remove(fail.stream());
+        if (stream != null) {
+            stream.source().close();
+            stream.result()
+                    .completeExceptionally(
+                            new ReplicationException("peer " + peer + ": " + fail.reason()));
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            for (long id : new ArrayList<>(streams.keySet())) {
+                pump(id);
+            }
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        ReplicationException lost = lost();
+        ready.completeExceptionally(lost);
+        failAll(lost);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (ReplicationCodec.isProtocolViolation(cause)) {
+            LOG.warn("Replication peer {} broke the protocol: {}; closing", peer, cause.toString());
+        } else {
+            LOG.warn("Replication connection to {} failed", peer, cause);
+        }
+        ctx.close();
+    }
+
+    private ReplicationException lost() {
+        return new ReplicationException("connection to peer " + peer + " lost");
+    }
+
+    private void failAll(ReplicationException cause) {
+        for (Stream stream : streams.values()) {
+            stream.source().close();
+            stream.result().completeExceptionally(cause);
+        }
+        streams.clear();
+    }
+}

@@ -1,0 +1,180 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageCodec;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.TooLongFrameException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encodes and decodes {@link ReplicationMessage}s as frames {@code [int length][byte type][body]}.
+ * Put a {@link #frameDecoder()} in front: it refuses frames above {@link #MAX_FRAME_BYTES}. An
+ * unknown type, a string or list above its limit, or a body that does not match its type is a
+ * {@link CorruptedFrameException}; the handlers log it and close the connection.
+ */
+public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessage> {
+
+    /** Bytes of file data per chunk. */
+    public static final int CHUNK_BYTES = 64 * 1024;
+
+    /** The largest frame accepted: a chunk plus its header. */
+    public static final int MAX_FRAME_BYTES = CHUNK_BYTES + 64;
+
+    private static final int MAX_STRING_BYTES = 4096;
+    private static final int MAX_CHAIN = 16;
+
+    private static final byte CHALLENGE = 1;
+    private static final byte HELLO = 2;
+    private static final byte WELCOME = 3;
+    private static final byte OPEN = 4;
+    private static final byte CHUNK = 5;
+    private static final byte CREDIT = 6;
+    private static final byte ACK = 7;
+    private static final byte FAIL = 8;
+
+    /** Splits the byte stream into frames, refusing oversize ones. */
+    public static LengthFieldBasedFrameDecoder frameDecoder() {
+        return new LengthFieldBasedFrameDecoder(MAX_FRAME_BYTES, 0, 4, 0, 4, true);
+    }
+
+    @Override
+    protected void encode(ChannelHandlerContext ctx, ReplicationMessage message, ByteBuf out) {
+        int lengthIndex = out.writerIndex();
+        out.writeInt(0);
+        if (message instanceof ReplicationMessage.Challenge c) {
+            out.writeByte(CHALLENGE);
+            writeBytes(out, c.nonce());
+        } else if (message instanceof ReplicationMessage.Hello h) {
+            out.writeByte(HELLO);
+            writeString(out, h.memberId());
+            writeBytes(out, h.proof());
+        } else if (message instanceof ReplicationMessage.Welcome) {
+            out.writeByte(WELCOME);
+        } else if (message instanceof ReplicationMessage.Open o) {
+            out.writeByte(OPEN);
+            out.writeLong(o.stream());
+            writeString(out, o.path());
+            out.writeLong(o.size());
+            out.writeInt(o.crc());
+            out.writeByte(o.downstream().size());
+            o.downstream().forEach(member -> writeString(out, member));
+        } else if (message instanceof ReplicationMessage.Chunk c) {
+            out.writeByte(CHUNK);
+            out.writeLong(c.stream());
+            out.writeBytes(c.data(), c.data().readerIndex(), c.data().readableBytes());
+            c.data().release();
+        } else if (message instanceof ReplicationMessage.Credit c) {
+            out.writeByte(CREDIT);
+            out.writeLong(c.stream());
+            out.writeInt(c.chunks());
+        } else if (message instanceof ReplicationMessage.Ack a) {
+            out.writeByte(ACK);
+            out.writeLong(a.stream());
+        } else if (message instanceof ReplicationMessage.Fail f) {
+            out.writeByte(FAIL);
+            out.writeLong(f.stream());
+            writeString(out, truncate(f.reason()));
+        }
+        out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
+        byte type = frame.readByte();
+        ReplicationMessage message =
+                switch (type) {
+                    case CHALLENGE -> new ReplicationMessage.Challenge(readBytes(frame));
+                    case HELLO -> new ReplicationMessage.Hello(readString(frame), readBytes(frame));
+                    case WELCOME -> new ReplicationMessage.Welcome();
+                    case OPEN -> readOpen(frame);
+                    case CHUNK ->
+                            new ReplicationMessage.Chunk(
+                                    frame.readLong(),
+                                    frame.readRetainedSlice(frame.readableBytes()));
+                    case CREDIT -> new ReplicationMessage.Credit(frame.readLong(), frame.readInt());
+                    case ACK -> new ReplicationMessage.Ack(frame.readLong());
+                    case FAIL -> new ReplicationMessage.Fail(frame.readLong(), readString(frame));
+                    default ->
+                            throw new CorruptedFrameException(
+                                    "unknown replication message type " + type);
+                };
+        if (frame.isReadable()) {
+            throw new CorruptedFrameException(
+                    frame.readableBytes() + " unexpected bytes after a message of type " + type);
+        }
+        out.add(message);
+    }
+
+    private static ReplicationMessage.Open readOpen(ByteBuf frame) {
+        long stream = frame.readLong();
+        String path = readString(frame);
+        long size = frame.readLong();
+        int crc = frame.readInt();
+        int members = frame.readUnsignedByte();
+        if (members > MAX_CHAIN) {
+            throw new CorruptedFrameException("a chain of " + members + " members");
+        }
+        List<String> downstream = new ArrayList<>(members);
+        for (int i = 0; i < members; i++) {
+            downstream.add(readString(frame));
+        }
+        if (size < 0) {
+            throw new CorruptedFrameException("a file of " + size + " bytes");
+        }
+        return new ReplicationMessage.Open(stream, path, size, crc, downstream);
+    }
+
+    private static void writeString(ByteBuf out, String value) {
+        writeBytes(out, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String readString(ByteBuf in) {
+        return new String(readBytes(in), StandardCharsets.UTF_8);
+    }
+
+    private static void writeBytes(ByteBuf out, byte[] bytes) {
+        out.writeShort(bytes.length);
+        out.writeBytes(bytes);
+    }
+
+    private static byte[] readBytes(ByteBuf in) {
+        int length = in.readUnsignedShort();
+        if (length > MAX_STRING_BYTES || length > in.readableBytes()) {
+            throw new CorruptedFrameException("a field of " + length + " bytes");
+        }
+        byte[] bytes = new byte[length];
+        in.readBytes(bytes);
+        return bytes;
+    }
+
+    private static String truncate(String reason) {
+        String text = reason == null ? "null" : reason;
+        return text.length() > 1000 ? text.substring(0, 1000) + "..." : text;
+    }
+
+    /** Whether {@code cause} is a frame this codec refused (logged, then the connection closes). */
+    public static boolean isProtocolViolation(Throwable cause) {
+        return cause instanceof CorruptedFrameException
+                || cause instanceof TooLongFrameException
+                || cause.getCause() instanceof CorruptedFrameException
+                || cause.getCause() instanceof TooLongFrameException;
+    }
+}

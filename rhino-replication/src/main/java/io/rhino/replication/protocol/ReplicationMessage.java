@@ -1,0 +1,60 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication.protocol;
+
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+
+/**
+ * The messages of Rhino's replication protocol. A connection carries file streams one way, from the
+ * connecting side (the sender) to the accepting side (the receiver); credits, acks and failures
+ * flow back. Every message but the handshake belongs to one stream.
+ */
+public sealed interface ReplicationMessage {
+
+    /** Receiver → sender on connect: prove you know the secret by signing this nonce. */
+    record Challenge(byte[] nonce) implements ReplicationMessage {}
+
+    /** Sender → receiver: who it is and its proof (HMAC-SHA256 of the nonce with the secret). */
+    record Hello(String memberId, byte[] proof) implements ReplicationMessage {}
+
+    /** Receiver → sender: authenticated; streams may open. */
+    record Welcome() implements ReplicationMessage {}
+
+    /**
+     * Sender → receiver: a file of {@code size} bytes with CRC32C {@code crc} follows in chunks;
+     * store it at {@code path} (relative to the receiver's store) and forward it to {@code
+     * downstream} (the rest of the chain, "host:port", nearest first).
+     */
+    record Open(long stream, String path, long size, int crc, List<String> downstream)
+            implements ReplicationMessage {}
+
+    /** Sender → receiver: the next bytes of a stream. Holds a reference to {@code data}. */
+    record Chunk(long stream, ByteBuf data) implements ReplicationMessage {}
+
+    /** Receiver → sender: the sender may send {@code chunks} more chunks of the stream. */
+    record Credit(long stream, int chunks) implements ReplicationMessage {}
+
+    /** Receiver → sender: the file is stored and verified here and on every member downstream. */
+    record Ack(long stream) implements ReplicationMessage {}
+
+    /**
+     * Either way: the stream failed (stream {@link #CONNECTION} for the whole connection), why, and
+     * which member said so.
+     */
+    record Fail(long stream, String reason) implements ReplicationMessage {
+        public static final long CONNECTION = -1;
+    }
+}

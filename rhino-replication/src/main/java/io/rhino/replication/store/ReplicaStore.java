@@ -1,0 +1,281 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication.store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replica files of one peer, under one root directory (the "dedicated disk"). Paths come from
+ * the network and are checked before anything touches the disk: relative, at most {@value
+ * #MAX_DEPTH} segments of {@code [A-Za-z0-9_][A-Za-z0-9._-]*}, so no {@code ..}, no absolute path,
+ * nothing outside the root. A file is written under a temporary name, forced to disk and verified,
+ * then moved into place atomically with its checksum beside it ({@code <name>.crc32c}): a failed or
+ * partial transfer never replaces or corrupts an existing replica. Temporary files left by a crash
+ * are removed when the store opens.
+ */
+public final class ReplicaStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaStore.class);
+
+    static final int MAX_DEPTH = 8;
+    private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
+    private static final String PART = ".part-";
+    private static final String CHECKSUM = ".crc32c";
+
+    private final Path root;
+
+    /** Opens (creating) the store and removes what interrupted transfers left. */
+    public ReplicaStore(Path root) throws IOException {
+        this.root = Files.createDirectories(root).toRealPath();
+        try (Stream<Path> files = Files.walk(this.root)) {
+            files.filter(p -> p.getFileName().toString().contains(PART))
+                    .forEach(
+                            orphan -> {
+                                LOG.info(
+                                        "Removing the partial replica {} of an earlier run",
+                                        orphan);
+                                deleteQuietly(orphan);
+                            });
+        }
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /**
+     * The file {@code relativePath} names in this store.
+     *
+     * @throws IllegalArgumentException saying what is wrong with the path
+     */
+    public Path resolve(String relativePath) {
+        if (relativePath == null || relativePath.isEmpty()) {
+            throw new IllegalArgumentException("empty replica path");
+        }
+        String[] segments = relativePath.split("/", -1);
+        if (segments.length > MAX_DEPTH) {
+            throw new IllegalArgumentException(
+                    "replica path '"
+                            + relativePath
+                            + "' has "
+                            + segments.length
+                            + " segments (at most "
+                            + MAX_DEPTH
+                            + ")");
+        }
+        for (String segment : segments) {
+            if (!SEGMENT.matcher(segment).matches()) {
+                throw new IllegalArgumentException(
+                        "replica path '"
+                                + relativePath
+                                + "' has the segment '"
+                                + segment
+                                + "' (expected: relative, segments of [A-Za-z0-9_][A-Za-z0-9._-]*,"
+                                + " no '..')");
+            }
+        }
+        String name = segments[segments.length - 1];
+        if (name.endsWith(CHECKSUM) || name.contains(PART)) {
+            throw new IllegalArgumentException(
+                    "replica path '" + relativePath + "' uses a name reserved by the store");
+        }
+        Path resolved = root.resolve(relativePath).normalize();
+        if (!resolved.startsWith(root)) {
+            throw new IllegalArgumentException(
+                    "replica path '" + relativePath + "' leaves the store");
+        }
+        return resolved;
+    }
+
+    /** Starts writing {@code relativePath}; nothing is visible until {@link Incoming#commit}. */
+    public Incoming create(String relativePath, long stream) throws IOException {
+        Path target = resolve(relativePath);
+        Files.createDirectories(target.getParent());
+        Path temporary = target.resolveSibling(target.getFileName() + PART + stream);
+        return new Incoming(relativePath, target, temporary);
+    }
+
+    /** The stored file, if complete. */
+    public Optional<Path> file(String relativePath) {
+        Path file = resolve(relativePath);
+        return Files.isRegularFile(checksumOf(file)) ? Optional.of(file) : Optional.empty();
+    }
+
+    /**
+     * Whether the stored file still has the checksum it was stored with (a flipped bit on disk is
+     * found here).
+     *
+     * @throws IOException if it is not stored or cannot be read
+     */
+    public boolean verify(String relativePath) throws IOException {
+        Path file = resolve(relativePath);
+        int recorded = readChecksum(file);
+        return crc32c(file) == recorded;
+    }
+
+    /** Bytes of complete replica files in the store. */
+    public long usedBytes() throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile)
+                    .filter(p -> !p.getFileName().toString().endsWith(CHECKSUM))
+                    .mapToLong(
+                            p -> {
+                                try {
+                                    return Files.size(p);
+                                } catch (IOException e) {
+                                    throw new UncheckedIOException(e);
+                                }
+                            })
+                    .sum();
+        }
+    }
+
+    /** The CRC32C of a whole file. */
+    public static int crc32c(Path file) throws IOException {
+        CRC32C crc = new CRC32C();
+        ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (channel.read(buffer) >= 0) {
+                buffer.flip();
+                crc.update(buffer);
+                buffer.clear();
+            }
+        }
+        return (int) crc.getValue();
+    }
+
+    private static Path checksumOf(Path file) {
+        return file.resolveSibling(file.getFileName() + CHECKSUM);
+    }
+
+    private static int readChecksum(Path file) throws IOException {
+        return Integer.parseUnsignedInt(
+                Files.readString(checksumOf(file), StandardCharsets.US_ASCII).trim(), 16);
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            LOG.warn("Could not delete {}", path, e);
+        }
+    }
+
+    /** A file being received: written and checksummed as chunks arrive. */
+    public static final class Incoming {
+        private final String relativePath;
+        private final Path target;
+        private final Path temporary;
+        private final FileChannel channel;
+        private final CRC32C crc = new CRC32C();
+        private long written;
+
+        private Incoming(String relativePath, Path target, Path temporary) throws IOException {
+            this.relativePath = relativePath;
+            this.target = target;
+            this.temporary = temporary;
+            this.channel =
+                    FileChannel.open(
+                            temporary,
+                            StandardOpenOption.CREATE,
+                            StandardOpenOption.TRUNCATE_EXISTING,
+                            StandardOpenOption.WRITE);
+        }
+
+        public String relativePath() {
+            return relativePath;
+        }
+
+        public long written() {
+            return written;
+        }
+
+        /** Appends {@code data} (a disk that is full throws here). */
+        public void write(ByteBuffer data) throws IOException {
+            crc.update(data.duplicate());
+            while (data.hasRemaining()) {
+                written += channel.write(data);
+            }
+        }
+
+        /**
+         * Forces the file to disk and checks it against {@code expectedCrc}.
+         *
+         * @throws IOException if it does not match (the temporary file is deleted)
+         */
+        public void finish(int expectedCrc) throws IOException {
+            channel.force(true);
+            channel.close();
+            int actual = (int) crc.getValue();
+            if (actual != expectedCrc) {
+                abort();
+                throw new IOException(
+                        "checksum mismatch for '"
+                                + relativePath
+                                + "': expected "
+                                + Integer.toHexString(expectedCrc)
+                                + ", received "
+                                + Integer.toHexString(actual));
+            }
+        }
+
+        /** Makes the finished file visible, replacing an older replica of it atomically. */
+        public void commit(int crc) throws IOException {
+            Files.writeString(
+                    checksumOf(temporary), Integer.toHexString(crc), StandardCharsets.US_ASCII);
+            // the data first: a checksum without its file is never visible
+            move(temporary, target);
+            move(checksumOf(temporary), checksumOf(target));
+        }
+
+        /** Drops what was written. */
+        public void abort() {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // deleting it anyway
+            }
+            deleteQuietly(temporary);
+            deleteQuietly(checksumOf(temporary));
+        }
+
+        private static void move(Path from, Path to) throws IOException {
+            try {
+                Files.move(
+                        from,
+                        to,
+                        StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+}

@@ -1,0 +1,232 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Chain replication between real services on loopback, each on its own address (127.0.0.1, .2, .3)
+ * with its own store, as TaskManagers on three hosts.
+ */
+@Timeout(120)
+class ChainReplicationTest {
+
+    private static final String SECRET = "replication-test-secret";
+
+    @TempDir Path temp;
+
+    private final List<ReplicationService> services = new ArrayList<>();
+
+    private ReplicationService service(String host, String name, String secret) throws IOException {
+        ReplicationService service =
+                ReplicationService.start(
+                        ReplicationConfig.anyPort(
+                                host, temp.resolve(name), secret, Duration.ofSeconds(60)));
+        services.add(service);
+        return service;
+    }
+
+    @AfterEach
+    void stop() {
+        services.forEach(ReplicationService::close);
+    }
+
+    @Test
+    void threeMembersHoldByteIdenticalVerifiedCopiesOfEveryFile() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Map<String, Path> files = new LinkedHashMap<>();
+        files.put("job/op/vnode-3/000012.sst", randomFile("sst", 3 * 1024 * 1024 + 17));
+        files.put("job/op/vnode-3/MANIFEST-000005", randomFile("manifest", 4_321));
+        files.put("job/op/vnode-3/OPTIONS-000007", randomFile("options", 0));
+
+        primary.replicateAll(files, List.of(second.address(), third.address()))
+                .get(60, TimeUnit.SECONDS);
+
+        for (ReplicationService member : List.of(second, third)) {
+            for (Map.Entry<String, Path> file : files.entrySet()) {
+                Path copy = member.store().file(file.getKey()).orElseThrow();
+                assertThat(Files.mismatch(copy, file.getValue()))
+                        .as("%s on %s", file.getKey(), member.address())
+                        .isEqualTo(-1L);
+                assertThat(member.store().verify(file.getKey())).isTrue();
+            }
+            assertThat(partialFiles(member)).isEmpty();
+        }
+        assertThat(primary.store().usedBytes()).as("the primary keeps its original only").isZero();
+    }
+
+    @Test
+    void aMemberKilledMidTransferFailsTheRoundNamingItAndARepairedChainSucceeds() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Path big = randomFile("big", 256L * 1024 * 1024);
+
+        CompletableFuture<Void> round =
+                primary.replicate(
+                        big, "job/op/vnode-1/big.sst", List.of(second.address(), third.address()));
+        awaitPartialFile(third);
+        third.close();
+
+        assertThatThrownBy(() -> round.get(60, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasMessageContaining(third.address().toString());
+        assertThat(second.store().file("job/op/vnode-1/big.sst")).isEmpty();
+        assertThat(partialFiles(second)).isEmpty();
+
+        primary.replicate(big, "job/op/vnode-1/big.sst", List.of(second.address()))
+                .get(60, TimeUnit.SECONDS);
+        assertThat(Files.mismatch(second.store().file("job/op/vnode-1/big.sst").orElseThrow(), big))
+                .isEqualTo(-1L);
+    }
+
+    @Test
+    void aByteFlippedOnDiskIsFoundByVerification() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        Path file = randomFile("data", 100_000);
+        primary.replicate(file, "j/o/v/1.sst", List.of(second.address())).get(30, TimeUnit.SECONDS);
+        assertThat(second.store().verify("j/o/v/1.sst")).isTrue();
+
+        Path copy = second.store().file("j/o/v/1.sst").orElseThrow();
+        try (RandomAccessFile raw = new RandomAccessFile(copy.toFile(), "rw")) {
+            raw.seek(50_000);
+            int b = raw.read();
+            raw.seek(50_000);
+            raw.write(b ^ 0x01);
+        }
+        assertThat(second.store().verify("j/o/v/1.sst")).isFalse();
+    }
+
+    @Test
+    void pathsOutsideTheStoreAreRefusedAndNothingIsWritten() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        Path file = randomFile("data", 1_000);
+        for (String bad :
+                List.of("../escape.sst", "job/../../escape", "/etc/passwd", "a//b", "x/.hidden")) {
+            assertThatThrownBy(
+                            () ->
+                                    primary.replicate(file, bad, List.of(second.address()))
+                                            .get(30, TimeUnit.SECONDS))
+                    .as(bad)
+                    .hasMessageContaining("replica path");
+        }
+        try (Stream<Path> all = Files.walk(temp)) {
+            assertThat(all.filter(p -> p.getFileName().toString().startsWith("escape"))).isEmpty();
+        }
+        assertThat(second.store().usedBytes()).isZero();
+    }
+
+    @Test
+    void aPeerWithoutTheSecretIsRefused() throws Exception {
+        ReplicationService intruder = service("127.0.0.1", "x", "wrong-secret");
+        ReplicationService guarded = service("127.0.0.2", "b", SECRET);
+        Path file = randomFile("data", 1_000);
+
+        assertThatThrownBy(
+                        () ->
+                                intruder.replicate(file, "j/o/v/1.sst", List.of(guarded.address()))
+                                        .get(30, TimeUnit.SECONDS))
+                .hasMessageContaining("authentication failed")
+                .hasMessageContaining("rhino.replication.secret");
+        assertThat(guarded.store().usedBytes()).isZero();
+    }
+
+    @Test
+    void memoryStaysBoundedReplicatingAFileFarLargerThanTheWindow() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Path big = randomFile("big", 512L * 1024 * 1024);
+        AtomicLong peak = new AtomicLong();
+        CompletableFuture<Void> round =
+                primary.replicate(big, "j/o/v/big.sst", List.of(second.address(), third.address()));
+        while (!round.isDone()) {
+            peak.accumulateAndGet(usedNettyMemory(), Math::max);
+            Thread.sleep(5);
+        }
+        round.get();
+
+        assertThat(Files.mismatch(third.store().file("j/o/v/big.sst").orElseThrow(), big))
+                .isEqualTo(-1L);
+        // 3 hops x 16 chunks x 64 KiB in flight, plus socket buffers, in 4 MiB pool chunks
+        assertThat(peak.get()).as("the transfer went through Netty's pool").isPositive();
+        assertThat(peak.get())
+                .as("Netty memory at its peak while replicating 512 MB")
+                .isLessThan(48L * 1024 * 1024);
+    }
+
+    private static long usedNettyMemory() {
+        var metric = PooledByteBufAllocator.DEFAULT.metric();
+        return metric.usedDirectMemory() + metric.usedHeapMemory();
+    }
+
+    private Path randomFile(String name, long size) throws IOException {
+        Path file = temp.resolve("source-" + name);
+        Random random = new Random(size);
+        byte[] block = new byte[1 << 20];
+        try (var out = Files.newOutputStream(file)) {
+            long left = size;
+            while (left > 0) {
+                random.nextBytes(block);
+                int n = (int) Math.min(block.length, left);
+                out.write(block, 0, n);
+                left -= n;
+            }
+        }
+        return file;
+    }
+
+    private static List<Path> partialFiles(ReplicationService service) throws IOException {
+        try (Stream<Path> files = Files.walk(service.store().root())) {
+            return files.filter(p -> p.getFileName().toString().contains(".part-")).toList();
+        }
+    }
+
+    private static void awaitPartialFile(ReplicationService service) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (partialFiles(service).isEmpty()) {
+            assertThat(System.nanoTime())
+                    .as("no transfer reached %s", service.address())
+                    .isLessThan(deadline);
+            Thread.sleep(1);
+        }
+    }
+}

@@ -187,5 +187,78 @@ public final class RhinoOptions {
                                     + "(its own or one requested over REST) before it considers "
                                     + "that operator again, so the new loads can settle.");
 
+    /** Whether and where vnode checkpoints are replicated. */
+    public static final ConfigOption<String> REPLICATION_MODE =
+            ConfigOptions.key("rhino.replication.mode")
+                    .stringType()
+                    .defaultValue("none")
+                    .withDescription(
+                            "'none': vnode state lives in the checkpoint storage only. 'peers':"
+                                    + " at every checkpoint each vnode's new files are"
+                                    + " chain-replicated to 'rhino.replication.factor' - 1 other"
+                                    + " TaskManagers' replica directories, and the checkpoint"
+                                    + " completes only once every copy is stored and verified.");
+
+    /** Copies of each vnode's checkpoint, the primary included. */
+    public static final ConfigOption<Integer> REPLICATION_FACTOR =
+            ConfigOptions.key("rhino.replication.factor")
+                    .intType()
+                    .defaultValue(2)
+                    .withDescription(
+                            "Copies of each vnode checkpoint including the primary (the subtask's"
+                                    + " own TaskManager): 2 keeps one copy on another TaskManager."
+                                    + " With fewer TaskManagers, as many as there are.");
+
+    /** The address the replication service binds to. */
+    public static final ConfigOption<String> REPLICATION_BIND_HOST =
+            ConfigOptions.key("rhino.replication.bind-host")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "The address each TaskManager's replication service listens on and"
+                                    + " is reached at. Defaults to the TaskManager's own address"
+                                    + " (taskmanager.host / bind-host), else 127.0.0.1.");
+
+    /** The port or port range of the replication service. */
+    public static final ConfigOption<String> REPLICATION_PORT =
+            ConfigOptions.key("rhino.replication.port")
+                    .stringType()
+                    .defaultValue("0")
+                    .withDescription(
+                            "Port of the replication service: a number, a range such as"
+                                    + " '50100-50200' (the first free one is taken, as several"
+                                    + " TaskManagers may share a host), or 0 for any free port.");
+
+    /** The replica directory (the paper's dedicated disk). */
+    public static final ConfigOption<String> REPLICATION_DIR =
+            ConfigOptions.key("rhino.replication.dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Directory for the replicas this TaskManager keeps (ideally its own"
+                                    + " disk); each TaskManager uses a subdirectory named after"
+                                    + " itself. Defaults to 'rhino-replicas' in the first"
+                                    + " TaskManager temporary directory.");
+
+    /** The secret replication peers share. */
+    public static final ConfigOption<String> REPLICATION_SECRET =
+            ConfigOptions.key("rhino.replication.secret")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Shared secret every replication peer must prove it knows"
+                                    + " (HMAC challenge, never sent). Without it any peer that"
+                                    + " reaches the port is accepted (logged as a warning).");
+
+    /** How long one checkpoint's replication may take. */
+    public static final ConfigOption<Duration> REPLICATION_TIMEOUT =
+            ConfigOptions.key("rhino.replication.timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(2))
+                    .withDescription(
+                            "How long replicating one checkpoint of a subtask may take; beyond"
+                                    + " it the subtask declines that checkpoint (the job runs on,"
+                                    + " the next checkpoint tries again).");
+
     private RhinoOptions() {}
 }

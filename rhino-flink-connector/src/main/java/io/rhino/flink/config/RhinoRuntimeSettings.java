@@ -30,13 +30,15 @@ import org.apache.flink.configuration.ReadableConfig;
  * @param loadWindow the window of a vnode's records per second
  * @param rest the REST server's settings
  * @param balancer the auto-balancer's settings
+ * @param replication where vnode checkpoints are replicated
  */
 public record RhinoRuntimeSettings(
         Duration handoverTimeout,
         Duration loadReportInterval,
         Duration loadWindow,
         Rest rest,
-        Balancer balancer)
+        Balancer balancer,
+        Replication replication)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -72,8 +74,96 @@ public record RhinoRuntimeSettings(
         private static final long serialVersionUID = 1L;
     }
 
+    /** Replication of vnode checkpoints to peer TaskManagers. */
+    public record Replication(
+            boolean enabled,
+            int factor,
+            String bindHost,
+            int firstPort,
+            int lastPort,
+            String directory,
+            String secret,
+            Duration timeout)
+            implements Serializable {
+
+        private static final long serialVersionUID = 1L;
+
+        static Replication from(ReadableConfig config) {
+            String mode = config.get(RhinoOptions.REPLICATION_MODE).trim();
+            if (!mode.equals("none") && !mode.equals("peers")) {
+                throw new IllegalConfigurationException(
+                        RhinoOptions.REPLICATION_MODE.key()
+                                + ": '"
+                                + mode
+                                + "' (expected: none or peers)");
+            }
+            int factor = config.get(RhinoOptions.REPLICATION_FACTOR);
+            if (factor < 1) {
+                throw new IllegalConfigurationException(
+                        RhinoOptions.REPLICATION_FACTOR.key()
+                                + ": "
+                                + factor
+                                + " (expected: >= 1)");
+            }
+            String ports = config.get(RhinoOptions.REPLICATION_PORT).trim();
+            int first;
+            int last;
+            try {
+                int dash = ports.indexOf('-');
+                first = Integer.parseInt(dash < 0 ? ports : ports.substring(0, dash).trim());
+                last = dash < 0 ? first : Integer.parseInt(ports.substring(dash + 1).trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalConfigurationException(
+                        RhinoOptions.REPLICATION_PORT.key()
+                                + ": '"
+                                + ports
+                                + "' (expected: a port, a range such as 50100-50200, or 0)");
+            }
+            if (first < 0 || last < first || last > 65_535) {
+                throw new IllegalConfigurationException(
+                        RhinoOptions.REPLICATION_PORT.key()
+                                + ": '"
+                                + ports
+                                + "' (expected: within 0..65535, first <= last)");
+            }
+            Duration timeout = config.get(RhinoOptions.REPLICATION_TIMEOUT);
+            requirePositive(RhinoOptions.REPLICATION_TIMEOUT.key(), timeout);
+            return new Replication(
+                    mode.equals("peers"),
+                    factor,
+                    config.getOptional(RhinoOptions.REPLICATION_BIND_HOST).orElse(null),
+                    first,
+                    last,
+                    config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
+                    config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
+                    timeout);
+        }
+
+        @Override
+        public String toString() {
+            return "Replication[enabled="
+                    + enabled
+                    + ", factor="
+                    + factor
+                    + ", bindHost="
+                    + bindHost
+                    + ", ports="
+                    + firstPort
+                    + "-"
+                    + lastPort
+                    + ", directory="
+                    + directory
+                    + ", secret="
+                    + (secret == null ? "(none)" : "(set)")
+                    + ", timeout="
+                    + timeout
+                    + "]";
+        }
+    }
+
     public RhinoRuntimeSettings {
         Objects.requireNonNull(handoverTimeout, "handoverTimeout");
+        Objects.requireNonNull(replication, "replication");
         Objects.requireNonNull(rest, "rest");
         Objects.requireNonNull(balancer, "balancer");
         requirePositive(RhinoOptions.LOAD_REPORT_INTERVAL.key(), loadReportInterval);
@@ -115,7 +205,8 @@ public record RhinoRuntimeSettings(
                         config.get(RhinoOptions.BALANCER_AUTO),
                         config.get(RhinoOptions.BALANCER_INTERVAL),
                         config.get(RhinoOptions.BALANCER_MAX_IMBALANCE),
-                        config.get(RhinoOptions.BALANCER_COOLDOWN)));
+                        config.get(RhinoOptions.BALANCER_COOLDOWN)),
+                Replication.from(config));
     }
 
     private static void requirePositive(String key, Duration value) {

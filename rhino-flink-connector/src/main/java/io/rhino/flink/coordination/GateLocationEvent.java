@@ -16,5 +16,9 @@ package io.rhino.flink.coordination;
 
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-/** Gate subtask → coordinator, once at start: the TaskManager it runs on. */
-public record GateLocationEvent(String taskManager) implements OperatorEvent {}
+/**
+ * Gate subtask → coordinator, once at start: the TaskManager it runs on and, with replication on,
+ * that TaskManager's replication service ("host:port"; null otherwise).
+ */
+public record GateLocationEvent(String taskManager, String replicationAddress)
+        implements OperatorEvent {}

@@ -113,7 +113,8 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         } else if (event instanceof GateLoadEvent load) {
             hub.gateLoad(load.stateBytesByVnode());
         } else if (event instanceof GateLocationEvent location) {
-            hub.gateStarted(subtask, attemptNumber, location.taskManager());
+            hub.gateStarted(
+                    subtask, attemptNumber, location.taskManager(), location.replicationAddress());
         } else {
             throw new IllegalArgumentException("Unexpected event from a Rhino gate: " + event);
         }

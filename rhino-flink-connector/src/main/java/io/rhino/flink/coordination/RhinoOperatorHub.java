@@ -27,6 +27,7 @@ import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
 import io.rhino.handover.load.VnodeLoads;
 import io.rhino.handover.policy.AutoBalanceTrigger;
+import io.rhino.handover.replication.ReplicaGroups;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     private final Map<Integer, SubtaskGateway> routers = new ConcurrentHashMap<>();
     private final Map<Integer, SubtaskGateway> gates = new ConcurrentHashMap<>();
     private final Map<Integer, String> gateTaskManagers = new ConcurrentHashMap<>();
+    private final Map<String, String> replicationAddressByTaskManager = new ConcurrentHashMap<>();
     private volatile OperatorCoordinator.Context gateContext;
     private final int routerParallelism;
     private volatile boolean failingOver;
@@ -265,8 +267,12 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     }
 
     /** A gate attempt opened on {@code taskManager}. */
-    synchronized void gateStarted(int subtask, int attempt, String taskManager) {
+    synchronized void gateStarted(
+            int subtask, int attempt, String taskManager, String replicationAddress) {
         gateTaskManagers.put(subtask, taskManager);
+        if (replicationAddress != null) {
+            replicationAddressByTaskManager.put(taskManager, replicationAddress);
+        }
         recovery.gateStarted(subtask, attempt);
         resumeIfAllRunning();
     }
@@ -311,7 +317,45 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                                         table);
                             }
                             manager.resume(table);
+                            sendReplicationChains();
                         });
+    }
+
+    /**
+     * With replication on, tells every gate its chain: replica groups over the TaskManagers the
+     * gates run on now, balanced by their state bytes.
+     */
+    private void sendReplicationChains() {
+        RhinoRuntimeSettings current = settings;
+        if (current == null || !current.replication().enabled()) {
+            return;
+        }
+        Map<Integer, Long> bytesBySubtask = new TreeMap<>();
+        RoutingTable table = manager.routingTable();
+        for (int vnode = 0; vnode < spec.numVnodes(); vnode++) {
+            long bytes = Math.max(0, stateBytes(vnode));
+            bytesBySubtask.merge(table.ownerOf(vnode), bytes, Long::sum);
+        }
+        Map<Integer, List<String>> chains =
+                ReplicaGroups.assign(
+                        new TreeMap<>(gateTaskManagers),
+                        bytesBySubtask,
+                        current.replication().factor());
+        chains.forEach(
+                (subtask, taskManagers) -> {
+                    List<String> addresses = new ArrayList<>();
+                    for (String taskManager : taskManagers) {
+                        String address = replicationAddressByTaskManager.get(taskManager);
+                        if (address != null) {
+                            addresses.add(address);
+                        }
+                    }
+                    SubtaskGateway gate = gates.get(subtask);
+                    if (gate != null) {
+                        gate.sendEvent(new ReplicationChainEvent(addresses));
+                    }
+                });
+        LOG.info("Replica chains of Rhino operator '{}': {}", spec.name(), chains);
     }
 
     /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */

@@ -17,17 +17,24 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.coordination.GateLoadEvent;
 import io.rhino.flink.coordination.GateLocationEvent;
 import io.rhino.flink.coordination.InstallVnodesEvent;
 import io.rhino.flink.coordination.OriginShippedEvent;
+import io.rhino.flink.coordination.ReplicationChainEvent;
 import io.rhino.flink.coordination.TargetInstalledEvent;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.state.RhinoStateBackendCheck;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.handover.ShippedVnode;
+import io.rhino.replication.PeerAddress;
+import io.rhino.replication.ReplicationService;
 import java.io.File;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -88,6 +95,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final MailboxExecutor mailbox;
     private final Duration handoverTimeout;
     private final Duration loadReportInterval;
+    private final RhinoRuntimeSettings.Replication replication;
+    private transient ReplicationService replicationService;
+    private transient String replicationTaskManager;
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
@@ -107,7 +117,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             StateTransfer stateTransfer,
             OperatorEventGateway coordinator,
             Duration handoverTimeout,
-            Duration loadReportInterval) {
+            Duration loadReportInterval,
+            RhinoRuntimeSettings.Replication replication) {
         super(parameters);
         this.spec = spec;
         this.layout = spec.layout();
@@ -123,6 +134,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         .createExecutor(TaskMailbox.MIN_PRIORITY);
         this.handoverTimeout = handoverTimeout;
         this.loadReportInterval = loadReportInterval;
+        this.replication = replication;
         Environment env = parameters.getContainingTask().getEnvironment();
         RhinoStateBackendCheck.requireRhinoStateBackend(
                 spec.name(),
@@ -164,7 +176,21 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                         .map(b -> b.ownedVnodes().length)
                                         .orElse(0));
         Environment env = getContainingTask().getEnvironment();
-        coordinator.sendEventToCoordinator(new GateLocationEvent(taskManagerName(env)));
+        String taskManager = taskManagerName(env);
+        String replicationAddress = null;
+        if (replication.enabled()) {
+            replicationService =
+                    TaskManagerReplication.acquire(
+                            taskManager,
+                            replication,
+                            env.getTaskManagerInfo().getTaskManagerExternalAddress(),
+                            Path.of(
+                                    env.getTaskManagerInfo().getTmpDirectories()[0],
+                                    "rhino-replicas"));
+            replicationTaskManager = taskManager;
+            replicationAddress = replicationService.address().toString();
+        }
+        coordinator.sendEventToCoordinator(new GateLocationEvent(taskManager, replicationAddress));
         long interval = loadReportInterval.toMillis();
         getProcessingTimeService()
                 .scheduleWithFixedDelay(now -> reportStateBytes(), interval, interval);
@@ -228,6 +254,11 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
 
     @Override
     public void close() throws Exception {
+        if (replicationTaskManager != null) {
+            RhinoTaskRegistry.backendOf(task).ifPresent(b -> b.replicateWith(null));
+            TaskManagerReplication.release(replicationTaskManager);
+            replicationTaskManager = null;
+        }
         RhinoTaskRegistry.unregisterGate(task);
         super.close();
     }
@@ -388,6 +419,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
 
     @Override
     public void handleOperatorEvent(OperatorEvent event) {
+        if (event instanceof ReplicationChainEvent chain) {
+            replicateAlong(chain.chain());
+            return;
+        }
         if (!(event instanceof InstallVnodesEvent install)) {
             throw new IllegalArgumentException("Unexpected event for a Rhino gate: " + event);
         }
@@ -450,6 +485,38 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 replay.size());
         coordinator.sendEventToCoordinator(
                 new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replay.size()));
+    }
+
+    /** From the next checkpoint on, vnode checkpoints go along {@code chain}. */
+    private void replicateAlong(List<String> chain) {
+        if (replicationService == null) {
+            return;
+        }
+        VnodeKeyedStateBackend<?> backend = backend();
+        if (chain.isEmpty()) {
+            backend.replicateWith(null);
+            LOG.warn(
+                    "{} gate {}: no other TaskManager to replicate to; checkpoints are not"
+                            + " replicated",
+                    spec.name(),
+                    subtask());
+            return;
+        }
+        List<PeerAddress> peers = chain.stream().map(PeerAddress::parse).toList();
+        Environment env = getContainingTask().getEnvironment();
+        backend.replicateWith(
+                new PeerVnodeReplication(
+                        replicationService,
+                        peers,
+                        PeerVnodeReplication.segment(env.getJobID().toString())
+                                + "/"
+                                + PeerVnodeReplication.segment(spec.name()),
+                        backend.transferDirectory()
+                                .toPath()
+                                .resolve("replication-" + env.getExecutionId()),
+                        replication.timeout().toMillis()));
+        LOG.info(
+                "{} gate {} replicates its vnode checkpoints to {}", spec.name(), subtask(), peers);
     }
 
     private void forgetIfDone(GateHandover handover) {

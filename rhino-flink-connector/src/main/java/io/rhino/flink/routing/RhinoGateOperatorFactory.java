@@ -76,7 +76,8 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
                         stateTransfer,
                         dispatcher.getOperatorEventGateway(operatorId),
                         settings.handoverTimeout(),
-                        settings.loadReportInterval());
+                        settings.loadReportInterval(),
+                        settings.replication());
         dispatcher.registerEventHandler(operatorId, gate);
         return (O) gate;
     }

@@ -36,14 +36,14 @@ import org.rocksdb.RocksDB;
  * <p>Flink's RocksDB backend does not expose its {@code RocksDB} handle; this reads its protected
  * {@code db} field (Flink 2.2.1), failing with a message naming the field if it is not there.
  */
-final class LiveInstanceFiles {
+public final class LiveInstanceFiles {
 
     private static final Field DB = dbField();
 
     private LiveInstanceFiles() {}
 
     /** Creates {@code directory} (which must not exist) holding the instance's live files. */
-    static void checkpoint(CheckpointableKeyedStateBackend<?> vnodeBackend, Path directory)
+    public static void checkpoint(CheckpointableKeyedStateBackend<?> vnodeBackend, Path directory)
             throws Exception {
         if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
             throw new IllegalStateException(

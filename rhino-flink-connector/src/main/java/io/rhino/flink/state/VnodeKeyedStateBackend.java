@@ -193,6 +193,11 @@ public final class VnodeKeyedStateBackend<K>
                                 target));
     }
 
+    /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
+    public void replicateWith(VnodeReplication replication) {
+        snapshotter.replicateWith(replication);
+    }
+
     /** A directory on this TaskManager's local disk for vnodes in transfer. */
     public java.io.File transferDirectory() {
         return transferDirectory;

@@ -58,6 +58,7 @@ final class VnodeSnapshotter<K> {
     private final int parallelism;
     private final int numKeyGroups;
     private final UUID backendIdentifier = UUID.randomUUID();
+    private volatile VnodeReplication replication;
 
     VnodeSnapshotter(
             VnodeBackends<K> backends,
@@ -74,6 +75,11 @@ final class VnodeSnapshotter<K> {
         this.subtaskIndex = subtaskIndex;
         this.parallelism = parallelism;
         this.numKeyGroups = numKeyGroups;
+    }
+
+    /** From now on, checkpoints are also replicated this way (null: not replicated). */
+    void replicateWith(VnodeReplication replication) {
+        this.replication = replication;
     }
 
     RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
@@ -97,20 +103,28 @@ final class VnodeSnapshotter<K> {
             instances.add(backends.get(vnode));
         }
         disposal.lease(instances);
+        VnodeReplication.Capture capture = null;
         try {
+            Map<Integer, CheckpointableKeyedStateBackend<?>> byVnode = new LinkedHashMap<>();
             for (int vnode : backends.ownedVnodes()) {
                 futures.put(
                         vnode,
                         backends.get(vnode)
                                 .snapshot(
                                         checkpointId, timestamp, streamFactory, checkpointOptions));
+                byVnode.put(vnode, backends.get(vnode));
+            }
+            VnodeReplication current = replication;
+            if (current != null && !savepoint) {
+                capture = current.capture(checkpointId, byVnode);
             }
         } catch (Exception e) {
             cancelAndDiscard(futures);
             disposal.release(instances);
             throw e;
         }
-        return new ManifestFuture(checkpointId, savepoint, futures, instances, streamFactory);
+        return new ManifestFuture(
+                checkpointId, savepoint, futures, instances, streamFactory, capture);
     }
 
     private static void cancelAndDiscard(
@@ -128,8 +142,20 @@ final class VnodeSnapshotter<K> {
             long checkpointId,
             boolean savepoint,
             Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
-            CheckpointStreamFactory streamFactory)
+            CheckpointStreamFactory streamFactory,
+            VnodeReplication.Capture capture)
             throws Exception {
+        if (capture != null) {
+            // the checkpoint is reported only once every copy is stored and verified
+            try {
+                capture.replicate();
+            } catch (Exception e) {
+                cancelAndDiscard(futures);
+                throw e;
+            } finally {
+                capture.discard();
+            }
+        }
         // as the vnode backends reported them, for Flink, and with placeholders resolved, to
         // restore
         SortedMap<Integer, KeyedStateHandle> reportedByVnode = new TreeMap<>();
@@ -207,20 +233,26 @@ final class VnodeSnapshotter<K> {
     private final class ManifestFuture extends FutureTask<SnapshotResult<KeyedStateHandle>> {
         private final Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures;
         private final List<CheckpointableKeyedStateBackend<K>> instances;
+        private final VnodeReplication.Capture capture;
 
         ManifestFuture(
                 long checkpointId,
                 boolean savepoint,
                 Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
                 List<CheckpointableKeyedStateBackend<K>> instances,
-                CheckpointStreamFactory streamFactory) {
-            super(() -> completeSnapshot(checkpointId, savepoint, futures, streamFactory));
+                CheckpointStreamFactory streamFactory,
+                VnodeReplication.Capture capture) {
+            super(() -> completeSnapshot(checkpointId, savepoint, futures, streamFactory, capture));
             this.futures = futures;
             this.instances = instances;
+            this.capture = capture;
         }
 
         @Override
         protected void done() {
+            if (capture != null) {
+                capture.discard(); // idempotent; covers a snapshot cancelled before it ran
+            }
             disposal.release(instances);
         }
 

@@ -1,0 +1,40 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.state;
+
+import java.util.Map;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+
+/**
+ * Copies a subtask's vnode checkpoints to other TaskManagers. A checkpoint's vnodes are captured in
+ * its synchronous phase and replicated in its asynchronous phase, before the subtask reports the
+ * checkpoint: a failed replication fails (declines) that checkpoint.
+ */
+public interface VnodeReplication {
+
+    /** The live files of the vnodes about to be checkpointed, taken in the task thread. */
+    Capture capture(long checkpointId, Map<Integer, CheckpointableKeyedStateBackend<?>> vnodes)
+            throws Exception;
+
+    /** One checkpoint's captured vnode files. */
+    interface Capture {
+
+        /** Replicates them; returns once every copy is stored and verified. */
+        void replicate() throws Exception;
+
+        /** Deletes the captured files (after {@link #replicate}, or instead of it). */
+        void discard();
+    }
+}

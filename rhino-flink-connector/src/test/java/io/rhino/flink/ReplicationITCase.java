@@ -1,0 +1,220 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ReleasableRate;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.replication.store.ReplicaStore;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
+
+/**
+ * With {@code rhino.replication.mode: peers}, every completed checkpoint of every vnode is held,
+ * verified, by another TaskManager's replication service (three TaskManagers, each its own service,
+ * port and replica directory), across handovers; a replica opens as the RocksDB instance it copies;
+ * and the output equals plain Flink's.
+ */
+@Timeout(240)
+class ReplicationITCase {
+
+    private static final String NAME = "replicated";
+    private static final long EVENTS = 120_000;
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers();
+
+    @TempDir Path checkpoints;
+    @TempDir Path replicas;
+
+    @Test
+    void everyCheckpointOfEveryVnodeIsHeldVerifiedOnAnotherTaskManager(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        String runId = "replication-" + UUID.randomUUID();
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        config.set(RhinoOptions.REPLICATION_MODE, "peers");
+        config.set(RhinoOptions.REPLICATION_DIR, replicas.toString());
+        config.set(RhinoOptions.REPLICATION_SECRET, "replication-it");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        SkewedCountsJob.rhino(
+                env, runId, EVENTS, RhinoKeyedStreamOptions.builder(NAME).vnodes(8).build());
+        JobClient job = env.executeAsync("replication");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+
+        Random random = new Random(20261124);
+        for (int round = 0; round < 3; round++) {
+            Thread.sleep(500);
+            RhinoClusters.checkpoint(miniCluster, job.getJobID());
+            RoutingTable table = manager.routingTable();
+            int vnode = random.nextInt(8);
+            int owner = table.ownerOf(vnode);
+            int target =
+                    (owner + 1 + random.nextInt(SkewedCountsJob.PARALLELISM - 1))
+                            % SkewedCountsJob.PARALLELISM;
+            assertThat(
+                            manager.handover(List.of(new VnodeMove(vnode, owner, target)))
+                                    .get(60, TimeUnit.SECONDS)
+                                    .isCompleted())
+                    .isTrue();
+        }
+        Thread.sleep(500);
+        RhinoClusters.checkpoint(miniCluster, job.getJobID());
+        long last = lastCompletedCheckpoint(miniCluster, job);
+
+        Map<Integer, String> taskManagerBySubtask =
+                RhinoHandovers.operators(job.getJobID()).get(NAME);
+        RoutingTable table = manager.routingTable();
+        String prefix =
+                PeerVnodeReplication.segment(job.getJobID().toString())
+                        + "/"
+                        + PeerVnodeReplication.segment(NAME);
+        for (int vnode = 0; vnode < 8; vnode++) {
+            String ownerTaskManager = taskManagerBySubtask.get(table.ownerOf(vnode));
+            String listing =
+                    prefix
+                            + "/vnode-"
+                            + vnode
+                            + "/chk-"
+                            + last
+                            + "/"
+                            + PeerVnodeReplication.LISTING;
+            List<Path> holders = holdersOf(listing);
+            assertThat(holders)
+                    .as("TaskManagers holding vnode %d as of checkpoint %d", vnode, last)
+                    .hasSize(1);
+            Path holder = holders.get(0);
+            assertThat(holder.getFileName().toString())
+                    .as("the copy is on another TaskManager than the owner's")
+                    .isNotEqualTo(PeerVnodeReplication.segment(ownerTaskManager));
+            ReplicaStore store = new ReplicaStore(holder);
+            for (String file :
+                    Files.readAllLines(holder.resolve(listing), StandardCharsets.UTF_8)) {
+                String path = prefix + "/vnode-" + vnode + "/" + file;
+                assertThat(store.verify(path)).as(path).isTrue();
+            }
+            assertThat(keysInReplica(holder, prefix + "/vnode-" + vnode, last))
+                    .as("entries in the replica of vnode %d, opened as a RocksDB instance", vnode)
+                    .isPositive();
+        }
+
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get();
+        Multisets.assertSameMultiset(
+                "output with replication vs plain Flink",
+                SkewedCountsJob.plainFlink(runId, EVENTS),
+                ResultSink.take(runId));
+    }
+
+    private List<Path> holdersOf(String listing) throws Exception {
+        List<Path> holders = new ArrayList<>();
+        try (Stream<Path> stores = Files.list(replicas)) {
+            for (Path store : stores.toList()) {
+                if (Files.isRegularFile(store.resolve(listing))) {
+                    holders.add(store);
+                }
+            }
+        }
+        return holders;
+    }
+
+    /** Assembles the replica of one checkpoint as a RocksDB directory and counts its entries. */
+    private long keysInReplica(Path store, String vnodePath, long checkpoint) throws Exception {
+        Path assembled = Files.createTempDirectory(checkpoints, "assembled");
+        for (String file :
+                Files.readAllLines(
+                        store.resolve(
+                                vnodePath
+                                        + "/chk-"
+                                        + checkpoint
+                                        + "/"
+                                        + PeerVnodeReplication.LISTING))) {
+            Path source = store.resolve(vnodePath + "/" + file);
+            Files.createLink(assembled.resolve(source.getFileName().toString()), source);
+        }
+        RocksDB.loadLibrary();
+        List<byte[]> families;
+        try (Options options = new Options()) {
+            families = RocksDB.listColumnFamilies(options, assembled.toString());
+        }
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        families.forEach(name -> descriptors.add(new ColumnFamilyDescriptor(name)));
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        long entries = 0;
+        try (DBOptions options = new DBOptions();
+                RocksDB db =
+                        RocksDB.openReadOnly(options, assembled.toString(), descriptors, handles)) {
+            for (ColumnFamilyHandle handle : handles) {
+                try (RocksIterator it = db.newIterator(handle)) {
+                    for (it.seekToFirst(); it.isValid(); it.next()) {
+                        entries++;
+                    }
+                }
+                handle.close();
+            }
+        }
+        return entries;
+    }
+
+    private static long lastCompletedCheckpoint(MiniCluster miniCluster, JobClient job)
+            throws Exception {
+        return Optional.ofNullable(
+                        miniCluster
+                                .getExecutionGraph(job.getJobID())
+                                .get()
+                                .getCheckpointStatsSnapshot()
+                                .getHistory()
+                                .getLatestCompletedCheckpoint())
+                .orElseThrow()
+                .getCheckpointId();
+    }
+}

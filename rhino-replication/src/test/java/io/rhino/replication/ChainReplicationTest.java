@@ -186,11 +186,13 @@ class ChainReplicationTest {
 
         assertThat(Files.mismatch(third.store().file("j/o/v/big.sst").orElseThrow(), big))
                 .isEqualTo(-1L);
-        // 3 hops x 16 chunks x 64 KiB in flight, plus socket buffers, in 4 MiB pool chunks
+        // 3 hops x 16 chunks x 64 KiB in flight, plus socket buffers; the pool counts whole 4 MiB
+        // chunks per arena and thread, so the figure varies between 32 and 48 MiB from run to run.
+        // Without flow control the reader would buffer most of the 512 MB.
         assertThat(peak.get()).as("the transfer went through Netty's pool").isPositive();
         assertThat(peak.get())
                 .as("Netty memory at its peak while replicating 512 MB")
-                .isLessThan(48L * 1024 * 1024);
+                .isLessThan(64L * 1024 * 1024);
     }
 
     private static long usedNettyMemory() {

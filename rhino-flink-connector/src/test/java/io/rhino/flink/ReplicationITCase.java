@@ -22,21 +22,23 @@ import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.replication.store.ReplicaStore;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -92,7 +94,7 @@ class ReplicationITCase {
                 RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
 
         Random random = new Random(20261124);
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < 5; round++) {
             Thread.sleep(500);
             RhinoClusters.checkpoint(miniCluster, job.getJobID());
             RoutingTable table = manager.routingTable();
@@ -107,27 +109,22 @@ class ReplicationITCase {
                                     .isCompleted())
                     .isTrue();
         }
-        Thread.sleep(500);
-        RhinoClusters.checkpoint(miniCluster, job.getJobID());
+        // the first checkpoint after the last handover completes; the next ones carry that news
+        // (the departure notices of the vnodes that moved)
+        for (int i = 0; i < 3; i++) {
+            Thread.sleep(500);
+            RhinoClusters.checkpoint(miniCluster, job.getJobID());
+        }
         long last = lastCompletedCheckpoint(miniCluster, job);
 
         Map<Integer, String> taskManagerBySubtask =
                 RhinoHandovers.operators(job.getJobID()).get(NAME);
         RoutingTable table = manager.routingTable();
-        String prefix =
-                PeerVnodeReplication.segment(job.getJobID().toString())
-                        + "/"
-                        + PeerVnodeReplication.segment(NAME);
+        String prefix = PeerVnodeReplication.operatorPrefix(job.getJobID().toString(), NAME);
         for (int vnode = 0; vnode < 8; vnode++) {
             String ownerTaskManager = taskManagerBySubtask.get(table.ownerOf(vnode));
-            String listing =
-                    prefix
-                            + "/vnode-"
-                            + vnode
-                            + "/chk-"
-                            + last
-                            + "/"
-                            + PeerVnodeReplication.LISTING;
+            String vnodeDirectory = ReplicaListing.vnodeDirectory(prefix, vnode);
+            String listing = ReplicaListing.path(vnodeDirectory, last);
             List<Path> holders = holdersOf(listing);
             assertThat(holders)
                     .as("TaskManagers holding vnode %d as of checkpoint %d", vnode, last)
@@ -137,11 +134,14 @@ class ReplicationITCase {
                     .as("the copy is on another TaskManager than the owner's")
                     .isNotEqualTo(PeerVnodeReplication.segment(ownerTaskManager));
             ReplicaStore store = new ReplicaStore(holder);
-            for (String file :
-                    Files.readAllLines(holder.resolve(listing), StandardCharsets.UTF_8)) {
-                String path = prefix + "/vnode-" + vnode + "/" + file;
+            for (String file : ReplicaListing.read(holder.resolve(listing)).files()) {
+                String path = vnodeDirectory + "/" + file;
                 assertThat(store.verify(path)).as(path).isTrue();
             }
+            assertCollected(holder, vnodeDirectory);
+            assertThat(storesWithFilesOf(vnodeDirectory))
+                    .as("stores with files of vnode %d: only its owner's chain", vnode)
+                    .containsExactly(holder);
             assertThat(keysInReplica(holder, prefix + "/vnode-" + vnode, last))
                     .as("entries in the replica of vnode %d, opened as a RocksDB instance", vnode)
                     .isPositive();
@@ -153,6 +153,63 @@ class ReplicationITCase {
                 "output with replication vs plain Flink",
                 SkewedCountsJob.plainFlink(runId, EVENTS),
                 ResultSink.take(runId));
+        try (Stream<Path> stores = Files.list(replicas)) {
+            for (Path store : stores.toList()) {
+                assertThat(store.resolve(PeerVnodeReplication.segment(job.getJobID().toString())))
+                        .as("replicas of the finished job")
+                        .doesNotExist();
+            }
+        }
+    }
+
+    /**
+     * A holder keeps a vnode's listings from the last completed checkpoint on (three at most: the
+     * notice of the last completion may reach a subtask one checkpoint late) and no file that none
+     * of them names.
+     */
+    private static void assertCollected(Path holder, String vnodeDirectory) throws Exception {
+        Path directory = holder.resolve(vnodeDirectory);
+        List<Path> checkpointDirectories;
+        try (Stream<Path> children = Files.list(directory)) {
+            checkpointDirectories =
+                    children.filter(p -> p.getFileName().toString().startsWith("chk-")).toList();
+        }
+        assertThat(checkpointDirectories)
+                .as("checkpoints of %s kept on %s", vnodeDirectory, holder.getFileName())
+                .hasSizeBetween(1, 3);
+        Set<String> named = new HashSet<>();
+        for (Path checkpoint : checkpointDirectories) {
+            named.addAll(ReplicaListing.read(checkpoint.resolve(ReplicaListing.NAME)).files());
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            List<String> unnamed =
+                    files.filter(Files::isRegularFile)
+                            .map(f -> directory.relativize(f).toString())
+                            .filter(f -> f.endsWith(".sst"))
+                            .filter(f -> !named.contains(f))
+                            .toList();
+            assertThat(unnamed)
+                    .as("SST files of %s no kept listing names", vnodeDirectory)
+                    .isEmpty();
+        }
+    }
+
+    /** The stores holding any SST file of the vnode. */
+    private List<Path> storesWithFilesOf(String vnodeDirectory) throws Exception {
+        List<Path> holding = new ArrayList<>();
+        try (Stream<Path> stores = Files.list(replicas)) {
+            for (Path store : stores.toList()) {
+                Path directory = store.resolve(vnodeDirectory);
+                if (Files.isDirectory(directory)) {
+                    try (Stream<Path> files = Files.walk(directory)) {
+                        if (files.anyMatch(f -> f.toString().endsWith(".sst"))) {
+                            holding.add(store);
+                        }
+                    }
+                }
+            }
+        }
+        return holding;
     }
 
     private List<Path> holdersOf(String listing) throws Exception {
@@ -171,13 +228,8 @@ class ReplicationITCase {
     private long keysInReplica(Path store, String vnodePath, long checkpoint) throws Exception {
         Path assembled = Files.createTempDirectory(checkpoints, "assembled");
         for (String file :
-                Files.readAllLines(
-                        store.resolve(
-                                vnodePath
-                                        + "/chk-"
-                                        + checkpoint
-                                        + "/"
-                                        + PeerVnodeReplication.LISTING))) {
+                ReplicaListing.read(store.resolve(ReplicaListing.path(vnodePath, checkpoint)))
+                        .files()) {
             Path source = store.resolve(vnodePath + "/" + file);
             Files.createLink(assembled.resolve(source.getFileName().toString()), source);
         }

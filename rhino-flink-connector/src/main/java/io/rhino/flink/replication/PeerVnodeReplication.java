@@ -19,9 +19,9 @@ import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
 import java.lang.ref.WeakReference;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -29,7 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.util.FileUtils;
@@ -43,15 +45,13 @@ import org.slf4j.LoggerFactory;
  * files, go down the chain; last, a listing of the checkpoint's files, whose presence on a member
  * means that member holds a complete replica of the vnode as of that checkpoint.
  *
- * <p>Replica layout: {@code <job>/<operator>/vnode-<v>/sst/<file>.sst} (shared by checkpoints) and
- * {@code <job>/<operator>/vnode-<v>/chk-<id>/} (metadata files and the {@code _files} listing).
+ * <p>Replica layout: see {@link ReplicaListing}. A member that lacks a file the listing names
+ * refuses it ({@link VnodeReplicaCollector}); the vnode's files then all go again, once.
  */
 public final class PeerVnodeReplication implements VnodeReplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerVnodeReplication.class);
-
-    /** The listing that completes a vnode's replica of one checkpoint. */
-    public static final String LISTING = "_files";
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final ReplicationService service;
     private final List<PeerAddress> chain;
@@ -59,13 +59,19 @@ public final class PeerVnodeReplication implements VnodeReplication {
     private final Path captureRoot;
     private final long timeoutMillis;
 
-    /** The SST files the chain holds of one vnode instance. */
-    private record Held(WeakReference<Object> instance, Set<String> sstFiles) {}
+    /** The SST files the chain holds of one vnode instance, under {@code i-<id>}. */
+    private record Held(WeakReference<Object> instance, String directory, Set<String> sstFiles) {}
 
     // per vnode; written by the asynchronous phases, one at a time. A vnode that moved away and
     // back is a new RocksDB instance whose file names may repeat with other contents: a new
     // instance starts from nothing.
     private final Map<Integer, Held> replicatedSst = new HashMap<>();
+
+    // vnodes whose copies the chain holds but this subtask no longer has, and the first
+    // checkpoint without them; guarded like replicatedSst
+    private final Map<Integer, Long> departedAt = new HashMap<>();
+
+    private volatile long lastCompletedCheckpoint = -1;
 
     /**
      * @param prefix the job and operator part of replica paths, already safe ({@link #segment})
@@ -86,6 +92,18 @@ public final class PeerVnodeReplication implements VnodeReplication {
 
     public List<PeerAddress> chain() {
         return chain;
+    }
+
+    /** The job and operator part of replica paths. */
+    public static String operatorPrefix(String job, String operator) {
+        return segment(job) + "/" + segment(operator);
+    }
+
+    @Override
+    public void checkpointCompleted(long checkpointId) {
+        if (checkpointId > lastCompletedCheckpoint) {
+            lastCompletedCheckpoint = checkpointId;
+        }
     }
 
     /** A replica path segment from any name: unsafe characters become '_'. */
@@ -139,59 +157,136 @@ public final class PeerVnodeReplication implements VnodeReplication {
             }
             long started = System.nanoTime();
             long bytes = 0;
-            int files = 0;
             synchronized (replicatedSst) {
-                for (Map.Entry<Integer, Path> vnode : byVnode.entrySet()) {
-                    String base = prefix + "/vnode-" + vnode.getKey();
-                    String checkpoint = base + "/chk-" + checkpointId;
-                    Object instance = instances.get(vnode.getKey());
-                    Held previous = replicatedSst.get(vnode.getKey());
-                    Set<String> held =
-                            previous != null && previous.instance().get() == instance
-                                    ? previous.sstFiles()
-                                    : new TreeSet<>();
-                    replicatedSst.put(
-                            vnode.getKey(), new Held(new WeakReference<>(instance), held));
-                    Map<String, Path> toSend = new LinkedHashMap<>();
-                    List<String> listing = new ArrayList<>();
-                    try (Stream<Path> captured = Files.list(vnode.getValue())) {
-                        for (Path file : captured.sorted().toList()) {
-                            String name = file.getFileName().toString();
-                            if (name.endsWith(".sst")) {
-                                listing.add("sst/" + name);
-                                if (!held.contains(name)) {
-                                    toSend.put(base + "/sst/" + name, file);
-                                }
-                            } else {
-                                listing.add("chk-" + checkpointId + "/" + segment(name));
-                                toSend.put(checkpoint + "/" + segment(name), file);
-                            }
-                        }
+                for (int vnode : replicatedSst.keySet()) {
+                    if (!byVnode.containsKey(vnode)) {
+                        departedAt.putIfAbsent(vnode, checkpointId);
                     }
-                    for (Path file : toSend.values()) {
-                        bytes += Files.size(file);
-                    }
-                    files += toSend.size();
-                    service.replicateAll(toSend, chain).get(timeoutMillis, TimeUnit.MILLISECONDS);
-                    Path listingFile = vnode.getValue().resolve(LISTING + ".local");
-                    Files.writeString(
-                            listingFile, String.join("\n", listing), StandardCharsets.UTF_8);
-                    service.replicate(listingFile, checkpoint + "/" + LISTING, chain)
-                            .get(timeoutMillis, TimeUnit.MILLISECONDS);
-                    held.clear();
-                    listing.stream()
-                            .filter(f -> f.startsWith("sst/"))
-                            .forEach(f -> held.add(f.substring(4)));
                 }
+                departedAt.keySet().removeAll(byVnode.keySet());
+                for (Map.Entry<Integer, Path> vnode : byVnode.entrySet()) {
+                    bytes += replicateVnode(vnode.getKey(), vnode.getValue());
+                }
+                announceDepartures();
             }
             LOG.debug(
-                    "Checkpoint {}: replicated {} files ({} bytes) of vnodes {} to {} in {} ms",
+                    "Checkpoint {}: replicated {} bytes of vnodes {} to {} in {} ms",
                     checkpointId,
-                    files,
                     bytes,
                     byVnode.keySet(),
                     chain,
                     (System.nanoTime() - started) / 1_000_000);
+        }
+
+        /**
+         * Tells the chain which vnodes left this subtask before the last completed checkpoint, so
+         * it drops their copies. Best effort: a failed notice is sent again next time.
+         */
+        private void announceDepartures() throws Exception {
+            long completed = lastCompletedCheckpoint;
+            for (Map.Entry<Integer, Long> departed : new ArrayList<>(departedAt.entrySet())) {
+                int vnode = departed.getKey();
+                if (completed < departed.getValue()) {
+                    continue;
+                }
+                Path notice =
+                        Files.createDirectories(directory).resolve("departed-" + vnode + ".local");
+                ReplicaListing.departure(completed, departed.getValue()).write(notice);
+                String base = ReplicaListing.vnodeDirectory(prefix, vnode);
+                try {
+                    service.replicate(
+                                    notice, ReplicaListing.departurePath(base, checkpointId), chain)
+                            .get(timeoutMillis, TimeUnit.MILLISECONDS);
+                    departedAt.remove(vnode);
+                    replicatedSst.remove(vnode);
+                } catch (ExecutionException | TimeoutException e) {
+                    LOG.warn(
+                            "Checkpoint {}: could not tell {} that vnode {} left; retrying next"
+                                    + " checkpoint: {}",
+                            checkpointId,
+                            chain,
+                            vnode,
+                            e.getCause() == null ? e.toString() : e.getCause().getMessage());
+                }
+            }
+        }
+
+        /** Sends what the chain lacks of one vnode, then its listing; returns the bytes sent. */
+        private long replicateVnode(int vnode, Path captured) throws Exception {
+            String base = ReplicaListing.vnodeDirectory(prefix, vnode);
+            Object instance = instances.get(vnode);
+            Held held = replicatedSst.get(vnode);
+            if (held == null || held.instance().get() != instance) {
+                held =
+                        new Held(
+                                new WeakReference<>(instance),
+                                "i-" + Long.toHexString(RANDOM.nextLong()),
+                                new TreeSet<>());
+                replicatedSst.put(vnode, held);
+            }
+            List<Path> files;
+            try (Stream<Path> list = Files.list(captured)) {
+                files = list.sorted().toList();
+            }
+            try {
+                long sent = send(base, held, files, captured);
+                held.sstFiles().clear();
+                files.stream()
+                        .map(f -> f.getFileName().toString())
+                        .filter(name -> name.endsWith(".sst"))
+                        .forEach(held.sstFiles()::add);
+                return sent;
+            } catch (Exception e) {
+                // the chain may have lost files it held: the next round sends them all again
+                held.sstFiles().clear();
+                throw e;
+            }
+        }
+
+        private long send(String base, Held held, List<Path> files, Path captured)
+                throws Exception {
+            Map<String, Path> toSend = new LinkedHashMap<>();
+            List<String> listed = new ArrayList<>();
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(".sst")) {
+                    String inVnode = held.directory() + "/" + name;
+                    listed.add(inVnode);
+                    if (!held.sstFiles().contains(name)) {
+                        toSend.put(base + "/" + inVnode, file);
+                    }
+                } else {
+                    String inVnode = "chk-" + checkpointId + "/" + segment(name);
+                    listed.add(inVnode);
+                    toSend.put(base + "/" + inVnode, file);
+                }
+            }
+            long bytes = 0;
+            for (Path file : toSend.values()) {
+                bytes += Files.size(file);
+            }
+            service.replicateAll(toSend, chain).get(timeoutMillis, TimeUnit.MILLISECONDS);
+            Path listingFile = captured.resolve(ReplicaListing.NAME + ".local");
+            ReplicaListing.of(lastCompletedCheckpoint, listed).write(listingFile);
+            try {
+                service.replicate(listingFile, ReplicaListing.path(base, checkpointId), chain)
+                        .get(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (held.sstFiles().isEmpty()) {
+                    throw e;
+                }
+                // a member lacks files this instance sent before (it dropped them or is new)
+                LOG.info(
+                        "Checkpoint {}: the chain {} refused the replica of {} ({}); sending all"
+                                + " its files again",
+                        checkpointId,
+                        chain,
+                        base,
+                        e.getCause() == null ? e.toString() : e.getCause().getMessage());
+                held.sstFiles().clear();
+                return bytes + send(base, held, files, captured);
+            }
+            return bytes;
         }
 
         @Override

@@ -33,7 +33,12 @@ public final class TaskManagerReplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerReplication.class);
 
-    private record Running(ReplicationService service, int users) {}
+    /** A started service, and how many gates of each job on this TaskManager use it. */
+    private record Running(ReplicationService service, Map<String, Integer> usersByJob) {
+        int users() {
+            return usersByJob.values().stream().mapToInt(Integer::intValue).sum();
+        }
+    }
 
     private static final Map<String, Running> BY_TASK_MANAGER = new HashMap<>();
 
@@ -43,11 +48,13 @@ public final class TaskManagerReplication {
      * The TaskManager's service, started if needed.
      *
      * @param taskManager the TaskManager's name
+     * @param job the job of the gate acquiring it
      * @param defaultHost its own address, used unless {@code rhino.replication.bind-host} is set
      * @param defaultDirectory where replicas go unless {@code rhino.replication.dir} is set
      */
     public static synchronized ReplicationService acquire(
             String taskManager,
+            String job,
             RhinoRuntimeSettings.Replication settings,
             String defaultHost,
             Path defaultDirectory)
@@ -71,24 +78,37 @@ public final class TaskManagerReplication {
                                     root.resolve(PeerVnodeReplication.segment(taskManager)),
                                     settings.secret(),
                                     settings.timeout()));
+            service.store().listen(new VnodeReplicaCollector(service.store()));
             LOG.info("TaskManager {} replicates through {}", taskManager, service.address());
-            running = new Running(service, 0);
+            running = new Running(service, new HashMap<>());
+            BY_TASK_MANAGER.put(taskManager, running);
         }
-        BY_TASK_MANAGER.put(taskManager, new Running(running.service(), running.users() + 1));
+        running.usersByJob().merge(job, 1, Integer::sum);
         return running.service();
     }
 
-    /** A gate that acquired the service ended; the last one stops it. */
-    public static synchronized void release(String taskManager) {
+    /**
+     * A gate that acquired the service ended. The last gate of a job on this TaskManager drops the
+     * replicas it holds of that job (other TaskManagers still running the job send them again when
+     * they find them missing); the last gate of all stops the service.
+     */
+    public static synchronized void release(String taskManager, String job) {
         Running running = BY_TASK_MANAGER.get(taskManager);
-        if (running == null) {
+        if (running == null || !running.usersByJob().containsKey(job)) {
             return;
         }
-        if (running.users() <= 1) {
+        if (running.usersByJob().merge(job, -1, Integer::sum) <= 0) {
+            running.usersByJob().remove(job);
+            String directory = PeerVnodeReplication.segment(job);
+            try {
+                running.service().store().deleteTree(directory);
+            } catch (IOException e) {
+                LOG.warn("Could not delete the replicas of job {}: {}", job, e.toString());
+            }
+        }
+        if (running.users() == 0) {
             BY_TASK_MANAGER.remove(taskManager);
             running.service().close();
-        } else {
-            BY_TASK_MANAGER.put(taskManager, new Running(running.service(), running.users() - 1));
         }
     }
 }

@@ -182,6 +182,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             replicationService =
                     TaskManagerReplication.acquire(
                             taskManager,
+                            env.getJobID().toString(),
                             replication,
                             env.getTaskManagerInfo().getTaskManagerExternalAddress(),
                             Path.of(
@@ -256,7 +257,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     public void close() throws Exception {
         if (replicationTaskManager != null) {
             RhinoTaskRegistry.backendOf(task).ifPresent(b -> b.replicateWith(null));
-            TaskManagerReplication.release(replicationTaskManager);
+            TaskManagerReplication.release(
+                    replicationTaskManager,
+                    getContainingTask().getEnvironment().getJobID().toString());
             replicationTaskManager = null;
         }
         RhinoTaskRegistry.unregisterGate(task);
@@ -508,9 +511,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 new PeerVnodeReplication(
                         replicationService,
                         peers,
-                        PeerVnodeReplication.segment(env.getJobID().toString())
-                                + "/"
-                                + PeerVnodeReplication.segment(spec.name()),
+                        PeerVnodeReplication.operatorPrefix(env.getJobID().toString(), spec.name()),
                         backend.transferDirectory()
                                 .toPath()
                                 .resolve("replication-" + env.getExecutionId()),

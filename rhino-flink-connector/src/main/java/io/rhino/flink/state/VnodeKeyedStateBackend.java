@@ -468,6 +468,7 @@ public final class VnodeKeyedStateBackend<K>
             }
         }
         files.checkpointCompleted(checkpointId);
+        snapshotter.checkpointCompleted(checkpointId);
     }
 
     @Override

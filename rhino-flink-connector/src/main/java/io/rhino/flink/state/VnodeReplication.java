@@ -28,6 +28,9 @@ public interface VnodeReplication {
     Capture capture(long checkpointId, Map<Integer, CheckpointableKeyedStateBackend<?>> vnodes)
             throws Exception;
 
+    /** Flink completed this checkpoint: copies of older ones may go. */
+    default void checkpointCompleted(long checkpointId) {}
+
     /** One checkpoint's captured vnode files. */
     interface Capture {
 

@@ -82,6 +82,13 @@ final class VnodeSnapshotter<K> {
         this.replication = replication;
     }
 
+    void checkpointCompleted(long checkpointId) {
+        VnodeReplication current = replication;
+        if (current != null) {
+            current.checkpointCompleted(checkpointId);
+        }
+    }
+
     RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
             long checkpointId,
             long timestamp,

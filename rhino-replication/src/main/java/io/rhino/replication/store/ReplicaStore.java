@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -50,6 +51,7 @@ public final class ReplicaStore {
     private static final String CHECKSUM = ".crc32c";
 
     private final Path root;
+    private volatile CommitListener listener = CommitListener.NONE;
 
     /** Opens (creating) the store and removes what interrupted transfers left. */
     public ReplicaStore(Path root) throws IOException {
@@ -68,6 +70,31 @@ public final class ReplicaStore {
 
     public Path root() {
         return root;
+    }
+
+    /** From now on, commits go through {@code listener}. */
+    public void listen(CommitListener listener) {
+        this.listener = listener;
+    }
+
+    /** Deletes a stored file and its checksum (nothing if absent). */
+    public void delete(String relativePath) throws IOException {
+        Path file = resolve(relativePath);
+        Files.deleteIfExists(checksumOf(file));
+        Files.deleteIfExists(file);
+    }
+
+    /** Deletes a directory of the store with everything in it (nothing if absent). */
+    public void deleteTree(String relativePath) throws IOException {
+        Path directory = resolve(relativePath);
+        if (!Files.isDirectory(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
     }
 
     /**
@@ -119,7 +146,7 @@ public final class ReplicaStore {
         Path target = resolve(relativePath);
         Files.createDirectories(target.getParent());
         Path temporary = target.resolveSibling(target.getFileName() + PART + stream);
-        return new Incoming(relativePath, target, temporary);
+        return new Incoming(relativePath, target, temporary, listener);
     }
 
     /** The stored file, if complete. */
@@ -194,11 +221,14 @@ public final class ReplicaStore {
         private final Path target;
         private final Path temporary;
         private final FileChannel channel;
+        private final CommitListener listener;
         private final CRC32C crc = new CRC32C();
         private long written;
 
-        private Incoming(String relativePath, Path target, Path temporary) throws IOException {
+        private Incoming(String relativePath, Path target, Path temporary, CommitListener listener)
+                throws IOException {
             this.relativePath = relativePath;
+            this.listener = listener;
             this.target = target;
             this.temporary = temporary;
             this.channel =
@@ -248,11 +278,17 @@ public final class ReplicaStore {
 
         /** Makes the finished file visible, replacing an older replica of it atomically. */
         public void commit(int crc) throws IOException {
+            listener.beforeCommit(relativePath, temporary);
             Files.writeString(
                     checksumOf(temporary), Integer.toHexString(crc), StandardCharsets.US_ASCII);
             // the data first: a checksum without its file is never visible
             move(temporary, target);
             move(checksumOf(temporary), checksumOf(target));
+            try {
+                listener.committed(relativePath);
+            } catch (RuntimeException e) {
+                LOG.warn("After storing '{}': {}", relativePath, e.toString(), e);
+            }
         }
 
         /** Drops what was written. */

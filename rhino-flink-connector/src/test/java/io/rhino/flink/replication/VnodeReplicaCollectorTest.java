@@ -1,0 +1,159 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rhino.replication.store.ReplicaStore;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a replica holder keeps of a vnode, on a real store, through the store's commits. */
+class VnodeReplicaCollectorTest {
+
+    private static final String VNODE = "job/op/vnode-3";
+
+    @TempDir Path root;
+    @TempDir Path scratch;
+    private ReplicaStore store;
+
+    @BeforeEach
+    void openStore() throws Exception {
+        store = new ReplicaStore(root);
+        store.listen(new VnodeReplicaCollector(store));
+    }
+
+    @Test
+    void aListingNamingAFileThisMemberLacksIsRefusedAndNotStored() throws Exception {
+        put(VNODE + "/i-a/000010.sst", "ten");
+
+        assertThatThrownBy(
+                        () ->
+                                putListing(
+                                        4,
+                                        ReplicaListing.of(
+                                                3, List.of("i-a/000010.sst", "i-a/000011.sst"))))
+                .hasMessageContaining("incomplete")
+                .hasMessageContaining("i-a/000011.sst")
+                .hasMessageContaining("send them again");
+        assertThat(store.file(ReplicaListing.path(VNODE, 4))).isEmpty();
+    }
+
+    @Test
+    void keepsTheCheckpointsFromTheLastCompletedOnAndOnlyTheFilesTheyName() throws Exception {
+        Instant past = Instant.now().minusSeconds(60);
+        put(VNODE + "/i-a/000010.sst", "in 3 only");
+        put(VNODE + "/i-a/000011.sst", "in 3 and 4");
+        putListing(3, ReplicaListing.of(-1, List.of("i-a/000010.sst", "i-a/000011.sst")));
+        put(VNODE + "/i-a/000012.sst", "in 4 and 5");
+        putListing(4, ReplicaListing.of(2, List.of("i-a/000011.sst", "i-a/000012.sst")));
+        put(VNODE + "/i-a/000013.sst", "in 5");
+        age(past, "i-a/000010.sst", "i-a/000011.sst", "i-a/000012.sst", "i-a/000013.sst");
+        putListing(5, ReplicaListing.of(4, List.of("i-a/000012.sst", "i-a/000013.sst")));
+        // sent for checkpoint 6, whose listing has not come yet
+        put(VNODE + "/i-a/000014.sst", "in flight");
+        Files.setLastModifiedTime(
+                store.resolve(VNODE + "/i-a/000014.sst"),
+                FileTime.from(Instant.now().plusSeconds(5)));
+        putListing(6, ReplicaListing.of(4, List.of("i-a/000013.sst", "i-a/000014.sst")));
+
+        assertThat(store.file(ReplicaListing.path(VNODE, 3))).isEmpty();
+        assertThat(store.file(ReplicaListing.path(VNODE, 4))).isPresent();
+        assertThat(store.file(ReplicaListing.path(VNODE, 5))).isPresent();
+        assertThat(store.file(VNODE + "/i-a/000010.sst")).isEmpty();
+        assertThat(root.resolve(VNODE + "/i-a/000010.sst.crc32c")).doesNotExist();
+        for (String kept : List.of("000011.sst", "000012.sst", "000013.sst", "000014.sst")) {
+            assertThat(store.file(VNODE + "/i-a/" + kept)).as(kept).isPresent();
+        }
+    }
+
+    @Test
+    void whileNoCheckpointIsKnownCompleteEverythingStays() throws Exception {
+        put(VNODE + "/i-a/000010.sst", "a");
+        putListing(3, ReplicaListing.of(-1, List.of("i-a/000010.sst")));
+        put(VNODE + "/i-a/000011.sst", "b");
+        putListing(4, ReplicaListing.of(-1, List.of("i-a/000011.sst")));
+
+        assertThat(store.file(ReplicaListing.path(VNODE, 3))).isPresent();
+        assertThat(store.file(VNODE + "/i-a/000010.sst")).isPresent();
+    }
+
+    @Test
+    void aDepartureDropsTheCopiesFromBeforeTheVnodeLeft() throws Exception {
+        put(VNODE + "/i-a/000010.sst", "a");
+        putListing(3, ReplicaListing.of(2, List.of("i-a/000010.sst")));
+        age(Instant.now().minusSeconds(60), "i-a/000010.sst");
+        // the vnode left its subtask before checkpoint 4; checkpoint 5 completed without it
+        putListing(6, ReplicaListing.departure(5, 4));
+
+        assertThat(store.file(ReplicaListing.path(VNODE, 3))).isEmpty();
+        assertThat(store.resolve(VNODE + "/i-a")).doesNotExist();
+        assertThat(store.usedBytes()).isLessThan(64);
+    }
+
+    @Test
+    void theCopyOfANewOwnerOnTheSameHolderSurvivesTheOldOwnersDeparture() throws Exception {
+        put(VNODE + "/i-a/000010.sst", "old owner");
+        putListing(3, ReplicaListing.of(2, List.of("i-a/000010.sst")));
+        age(Instant.now().minusSeconds(60), "i-a/000010.sst");
+        put(VNODE + "/i-b/000007.sst", "new owner");
+        putListing(5, ReplicaListing.of(3, List.of("i-b/000007.sst")));
+        putListing(6, ReplicaListing.departure(5, 4));
+
+        assertThat(store.file(ReplicaListing.path(VNODE, 5))).isPresent();
+        assertThat(store.file(VNODE + "/i-b/000007.sst")).isPresent();
+        assertThat(store.file(VNODE + "/i-a/000010.sst")).isEmpty();
+    }
+
+    private void age(Instant when, String... inVnode) throws Exception {
+        for (String file : inVnode) {
+            Files.setLastModifiedTime(store.resolve(VNODE + "/" + file), FileTime.from(when));
+        }
+    }
+
+    private void putListing(long checkpoint, ReplicaListing listing) throws Exception {
+        Path file = scratch.resolve("listing-" + checkpoint);
+        listing.write(file);
+        put(
+                listing.isDeparture()
+                        ? ReplicaListing.departurePath(VNODE, checkpoint)
+                        : ReplicaListing.path(VNODE, checkpoint),
+                Files.readAllBytes(file));
+    }
+
+    private void put(String path, String contents) throws Exception {
+        put(path, contents.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Stores a file the way a receiving member does: write, verify, commit. */
+    private void put(String path, byte[] contents) throws Exception {
+        CRC32C crc = new CRC32C();
+        crc.update(contents);
+        ReplicaStore.Incoming incoming = store.create(path, 1);
+        incoming.write(ByteBuffer.wrap(contents));
+        incoming.finish((int) crc.getValue());
+        incoming.commit((int) crc.getValue());
+    }
+}

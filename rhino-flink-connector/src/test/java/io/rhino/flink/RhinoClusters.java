@@ -56,7 +56,15 @@ final class RhinoClusters {
 
     /** Three TaskManagers with two slots each: each subtask of a parallelism-3 job on its own. */
     static MiniClusterExtension threeTaskManagers() {
-        Configuration config = new Configuration();
+        return threeTaskManagers(new Configuration());
+    }
+
+    /** As {@link #threeTaskManagers()}, reporting every metric to {@code metrics}. */
+    static MiniClusterExtension threeTaskManagers(InMemoryReporter metrics) {
+        return threeTaskManagers(metrics.addToConfiguration(new Configuration()));
+    }
+
+    private static MiniClusterExtension threeTaskManagers(Configuration config) {
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()

@@ -53,10 +53,11 @@ public final class MeasuredStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
+    public Shipment ship(
+            VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception {
         long start = System.nanoTime();
-        Shipment shipment = delegate.ship(origin, vnode, handover);
+        Shipment shipment = delegate.ship(origin, vnode, targetSubtask, handover);
         EXPORT_NANOS_BY_RUN
                 .computeIfAbsent(runId, id -> new LongAdder())
                 .add(System.nanoTime() - start);

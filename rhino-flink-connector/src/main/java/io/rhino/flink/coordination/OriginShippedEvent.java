@@ -26,11 +26,13 @@ import org.apache.flink.runtime.operators.coordination.OperatorEvent;
  * @param alignMillis from the first marker to the last one at this origin
  * @param exportMillis exporting the vnodes' state
  * @param copiedBytes bytes the export copied (the delta since the last checkpoint)
+ * @param sentBytes bytes sent to other TaskManagers (what they did not hold of the vnodes)
  */
 public record OriginShippedEvent(
         HandoverId handoverId,
         List<ShippedVnode> vnodes,
         long alignMillis,
         long exportMillis,
-        long copiedBytes)
+        long copiedBytes,
+        long sentBytes)
         implements OperatorEvent {}

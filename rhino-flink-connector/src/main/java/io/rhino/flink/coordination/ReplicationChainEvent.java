@@ -15,15 +15,19 @@
 package io.rhino.flink.coordination;
 
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
  * Coordinator → gate subtask: the replication services ("host:port", nearest first) its vnode
- * checkpoints go to from now on; empty for none.
+ * checkpoints go to from now on, empty for none; and the service of every gate subtask's
+ * TaskManager, where handovers send vnodes.
  */
-public record ReplicationChainEvent(List<String> chain) implements OperatorEvent {
+public record ReplicationChainEvent(List<String> chain, Map<Integer, String> serviceBySubtask)
+        implements OperatorEvent {
 
     public ReplicationChainEvent {
         chain = List.copyOf(chain);
+        serviceBySubtask = Map.copyOf(serviceBySubtask);
     }
 }

@@ -90,14 +90,16 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         if (event instanceof OriginShippedEvent shipped) {
             LOG.info(
                     "Handover {} of '{}': origin {} aligned {} ms after its first marker, exported"
-                            + " {} vnodes in {} ms, copying {} bytes (the rest hard-linked)",
+                            + " {} vnodes in {} ms, copying {} bytes (the rest hard-linked) and"
+                            + " sending {} bytes to other TaskManagers",
                     shipped.handoverId(),
                     spec.name(),
                     subtask,
                     shipped.alignMillis(),
                     shipped.vnodes().size(),
                     shipped.exportMillis(),
-                    shipped.copiedBytes());
+                    shipped.copiedBytes(),
+                    shipped.sentBytes());
             manager.onOriginShipped(shipped.handoverId(), subtask, shipped.vnodes());
         } else if (event instanceof TargetInstalledEvent installed) {
             LOG.info(

@@ -29,9 +29,11 @@ import io.rhino.handover.load.VnodeLoads;
 import io.rhino.handover.policy.AutoBalanceTrigger;
 import io.rhino.handover.replication.ReplicaGroups;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -61,6 +63,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     private final Map<Integer, SubtaskGateway> gates = new ConcurrentHashMap<>();
     private final Map<Integer, String> gateTaskManagers = new ConcurrentHashMap<>();
     private final Map<String, String> replicationAddressByTaskManager = new ConcurrentHashMap<>();
+    // the replica chain (TaskManagers) of each gate subtask, as last sent
+    private volatile Map<Integer, List<String>> replicaChains = Map.of();
     private volatile OperatorCoordinator.Context gateContext;
     private final int routerParallelism;
     private volatile boolean failingOver;
@@ -341,6 +345,15 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                         new TreeMap<>(gateTaskManagers),
                         bytesBySubtask,
                         current.replication().factor());
+        replicaChains = Map.copyOf(chains);
+        Map<Integer, String> serviceBySubtask = new TreeMap<>();
+        gateTaskManagers.forEach(
+                (subtask, taskManager) -> {
+                    String address = replicationAddressByTaskManager.get(taskManager);
+                    if (address != null) {
+                        serviceBySubtask.put(subtask, address);
+                    }
+                });
         chains.forEach(
                 (subtask, taskManagers) -> {
                     List<String> addresses = new ArrayList<>();
@@ -352,10 +365,30 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                     }
                     SubtaskGateway gate = gates.get(subtask);
                     if (gate != null) {
-                        gate.sendEvent(new ReplicationChainEvent(addresses));
+                        gate.sendEvent(new ReplicationChainEvent(addresses, serviceBySubtask));
                     }
                 });
         LOG.info("Replica chains of Rhino operator '{}': {}", spec.name(), chains);
+    }
+
+    /**
+     * The TaskManagers of each vnode's owner's replica chain: they hold the vnode's state as of the
+     * owner's last replicated checkpoint (once one ran since the chains were set).
+     */
+    @Override
+    public Map<Integer, Set<String>> replicaHolders() {
+        Map<Integer, List<String>> chains = replicaChains;
+        if (chains.isEmpty()) {
+            return Map.of();
+        }
+        RoutingTable table = manager.routingTable();
+        Map<Integer, Set<String>> holders = new TreeMap<>();
+        for (int vnode = 0; vnode < spec.numVnodes(); vnode++) {
+            holders.put(
+                    vnode,
+                    new LinkedHashSet<>(chains.getOrDefault(table.ownerOf(vnode), List.of())));
+        }
+        return holders;
     }
 
     /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */

@@ -38,7 +38,8 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
             implements Serializable {}
 
     @Override
-    public Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
+    public Shipment ship(
+            VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception {
         // one flat directory per vnode and handover: removing it after the install leaves nothing
         File directory = new File(origin.transferDirectory(), handover.value() + "-vnode-" + vnode);

@@ -27,8 +27,13 @@ import java.io.Serializable;
  */
 public interface StateTransfer extends Serializable {
 
-    /** Exports the vnode from the origin's backend; the caller then removes the vnode. */
-    Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
+    /**
+     * Exports the vnode from the origin's backend; the caller then removes the vnode.
+     *
+     * @param targetSubtask the subtask that will install it
+     */
+    Shipment ship(
+            VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception;
 
     /** Installs the shipped vnode into the target's backend. */
@@ -40,7 +45,14 @@ public interface StateTransfer extends Serializable {
      *
      * @param payload what the target needs to install the vnode; must be serializable, it travels
      *     through the JobManager
-     * @param copiedBytes bytes copied to ship it
+     * @param copiedBytes bytes copied on the origin's disk to ship it
+     * @param sentBytes bytes sent over the network to the target's TaskManager
      */
-    record Shipment(Serializable payload, long copiedBytes) {}
+    record Shipment(Serializable payload, long copiedBytes, long sentBytes) {
+
+        /** A shipment that sent nothing over the network. */
+        public Shipment(Serializable payload, long copiedBytes) {
+            this(payload, copiedBytes, 0L);
+        }
+    }
 }

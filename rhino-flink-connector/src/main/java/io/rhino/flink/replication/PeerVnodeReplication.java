@@ -27,8 +27,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -58,17 +60,37 @@ public final class PeerVnodeReplication implements VnodeReplication {
     private final String prefix;
     private final Path captureRoot;
     private final long timeoutMillis;
+    private final Listener listener;
 
-    /** The SST files the chain holds of one vnode instance, under {@code i-<id>}. */
-    private record Held(WeakReference<Object> instance, String directory, Set<String> sstFiles) {}
+    /** Told of every replicated checkpoint. */
+    @FunctionalInterface
+    public interface Listener {
+        void replicated(long checkpointId, long bytesSent);
+    }
 
-    // per vnode; written by the asynchronous phases, one at a time. A vnode that moved away and
-    // back is a new RocksDB instance whose file names may repeat with other contents: a new
-    // instance starts from nothing.
-    private final Map<Integer, Held> replicatedSst = new HashMap<>();
+    /**
+     * The SST files every chain member holds of one vnode instance.
+     *
+     * @param directory the instance's directory in the vnode's replica directory ({@code i-<id>})
+     */
+    public record HeldFiles(String directory, Set<String> sstFiles) {
+        public HeldFiles {
+            sstFiles = Set.copyOf(sstFiles);
+        }
+    }
+
+    private record Held(WeakReference<Object> instance, HeldFiles files) {}
+
+    // Per vnode; replaced (never changed) by the asynchronous phases, one round at a time, and
+    // read by handovers in the task thread. A vnode that moved away and back is a new RocksDB
+    // instance whose file names may repeat with other contents: a new instance starts from nothing.
+    private final Map<Integer, Held> replicatedSst = new ConcurrentHashMap<>();
+
+    // one replication round at a time
+    private final Object rounds = new Object();
 
     // vnodes whose copies the chain holds but this subtask no longer has, and the first
-    // checkpoint without them; guarded like replicatedSst
+    // checkpoint without them; guarded by rounds
     private final Map<Integer, Long> departedAt = new HashMap<>();
 
     private volatile long lastCompletedCheckpoint = -1;
@@ -82,8 +104,10 @@ public final class PeerVnodeReplication implements VnodeReplication {
             List<PeerAddress> chain,
             String prefix,
             Path captureRoot,
-            long timeoutMillis) {
+            long timeoutMillis,
+            Listener listener) {
         this.service = service;
+        this.listener = listener;
         this.chain = List.copyOf(chain);
         this.prefix = prefix;
         this.captureRoot = captureRoot;
@@ -92,6 +116,18 @@ public final class PeerVnodeReplication implements VnodeReplication {
 
     public List<PeerAddress> chain() {
         return chain;
+    }
+
+    public String prefix() {
+        return prefix;
+    }
+
+    /** What every chain member holds of the vnode's RocksDB instance {@code instance}. */
+    public Optional<HeldFiles> heldOf(int vnode, Object instance) {
+        Held held = replicatedSst.get(vnode);
+        return held != null && held.instance().get() == instance
+                ? Optional.of(held.files())
+                : Optional.empty();
     }
 
     /** The job and operator part of replica paths. */
@@ -157,7 +193,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
             }
             long started = System.nanoTime();
             long bytes = 0;
-            synchronized (replicatedSst) {
+            synchronized (rounds) {
                 for (int vnode : replicatedSst.keySet()) {
                     if (!byVnode.containsKey(vnode)) {
                         departedAt.putIfAbsent(vnode, checkpointId);
@@ -169,6 +205,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
                 }
                 announceDepartures();
             }
+            listener.replicated(checkpointId, bytes);
             LOG.debug(
                     "Checkpoint {}: replicated {} bytes of vnodes {} to {} in {} ms",
                     checkpointId,
@@ -214,45 +251,51 @@ public final class PeerVnodeReplication implements VnodeReplication {
         /** Sends what the chain lacks of one vnode, then its listing; returns the bytes sent. */
         private long replicateVnode(int vnode, Path captured) throws Exception {
             String base = ReplicaListing.vnodeDirectory(prefix, vnode);
-            Object instance = instances.get(vnode);
+            WeakReference<Object> instance = new WeakReference<>(instances.get(vnode));
             Held held = replicatedSst.get(vnode);
-            if (held == null || held.instance().get() != instance) {
-                held =
-                        new Held(
-                                new WeakReference<>(instance),
-                                "i-" + Long.toHexString(RANDOM.nextLong()),
-                                new TreeSet<>());
-                replicatedSst.put(vnode, held);
-            }
+            String directory =
+                    held != null && held.instance().get() == instance.get()
+                            ? held.files().directory()
+                            : "i-" + Long.toHexString(RANDOM.nextLong());
+            Set<String> alreadyHeld =
+                    held != null && held.instance().get() == instance.get()
+                            ? held.files().sstFiles()
+                            : Set.of();
             List<Path> files;
             try (Stream<Path> list = Files.list(captured)) {
                 files = list.sorted().toList();
             }
             try {
-                long sent = send(base, held, files, captured);
-                held.sstFiles().clear();
+                long sent = send(base, directory, alreadyHeld, files, captured);
+                Set<String> nowHeld = new TreeSet<>();
                 files.stream()
                         .map(f -> f.getFileName().toString())
                         .filter(name -> name.endsWith(".sst"))
-                        .forEach(held.sstFiles()::add);
+                        .forEach(nowHeld::add);
+                replicatedSst.put(vnode, new Held(instance, new HeldFiles(directory, nowHeld)));
                 return sent;
             } catch (Exception e) {
                 // the chain may have lost files it held: the next round sends them all again
-                held.sstFiles().clear();
+                replicatedSst.put(vnode, new Held(instance, new HeldFiles(directory, Set.of())));
                 throw e;
             }
         }
 
-        private long send(String base, Held held, List<Path> files, Path captured)
+        private long send(
+                String base,
+                String directory,
+                Set<String> alreadyHeld,
+                List<Path> files,
+                Path captured)
                 throws Exception {
             Map<String, Path> toSend = new LinkedHashMap<>();
             List<String> listed = new ArrayList<>();
             for (Path file : files) {
                 String name = file.getFileName().toString();
                 if (name.endsWith(".sst")) {
-                    String inVnode = held.directory() + "/" + name;
+                    String inVnode = directory + "/" + name;
                     listed.add(inVnode);
-                    if (!held.sstFiles().contains(name)) {
+                    if (!alreadyHeld.contains(name)) {
                         toSend.put(base + "/" + inVnode, file);
                     }
                 } else {
@@ -272,7 +315,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
                 service.replicate(listingFile, ReplicaListing.path(base, checkpointId), chain)
                         .get(timeoutMillis, TimeUnit.MILLISECONDS);
             } catch (ExecutionException e) {
-                if (held.sstFiles().isEmpty()) {
+                if (alreadyHeld.isEmpty()) {
                     throw e;
                 }
                 // a member lacks files this instance sent before (it dropped them or is new)
@@ -283,8 +326,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
                         chain,
                         base,
                         e.getCause() == null ? e.toString() : e.getCause().getMessage());
-                held.sstFiles().clear();
-                return bytes + send(base, held, files, captured);
+                return bytes + send(base, directory, Set.of(), files, captured);
             }
             return bytes;
         }

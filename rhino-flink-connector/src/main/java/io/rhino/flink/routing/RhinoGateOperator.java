@@ -25,6 +25,7 @@ import io.rhino.flink.coordination.OriginShippedEvent;
 import io.rhino.flink.coordination.ReplicationChainEvent;
 import io.rhino.flink.coordination.TargetInstalledEvent;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.replication.PeerStateTransfer;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.state.RhinoStateBackendCheck;
@@ -45,6 +46,7 @@ import java.util.TreeSet;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.execution.CancelTaskException;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
@@ -98,6 +100,13 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final RhinoRuntimeSettings.Replication replication;
     private transient ReplicationService replicationService;
     private transient String replicationTaskManager;
+    // what moves vnodes: the configured transfer, or over replication when that is on
+    private transient StateTransfer transfer;
+    private transient volatile Map<Integer, String> replicationServiceBySubtask;
+    private transient volatile PeerVnodeReplication currentReplication;
+    private transient Counter handoverBytesSent;
+    private transient Counter replicatedBytes;
+    private transient volatile long lastReplicatedCheckpoint;
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
@@ -175,9 +184,15 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                 RhinoTaskRegistry.backendOf(task)
                                         .map(b -> b.ownedVnodes().length)
                                         .orElse(0));
+        handoverBytesSent = getMetricGroup().counter("rhinoHandoverBytesSent");
+        replicatedBytes = getMetricGroup().counter("rhinoReplicatedBytes");
+        lastReplicatedCheckpoint = -1;
+        getMetricGroup().gauge("rhinoLastReplicatedCheckpoint", () -> lastReplicatedCheckpoint);
         Environment env = getContainingTask().getEnvironment();
         String taskManager = taskManagerName(env);
         String replicationAddress = null;
+        transfer = stateTransfer;
+        replicationServiceBySubtask = Map.of();
         if (replication.enabled()) {
             replicationService =
                     TaskManagerReplication.acquire(
@@ -190,6 +205,14 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                     "rhino-replicas"));
             replicationTaskManager = taskManager;
             replicationAddress = replicationService.address().toString();
+            transfer =
+                    new PeerStateTransfer(
+                            stateTransfer,
+                            replicationService,
+                            subtask -> replicationServiceBySubtask.get(subtask),
+                            () -> currentReplication,
+                            replicaPrefix(),
+                            replication.timeout().toMillis());
         }
         coordinator.sendEventToCoordinator(new GateLocationEvent(taskManager, replicationAddress));
         long interval = loadReportInterval.toMillis();
@@ -397,8 +420,12 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         VnodeKeyedStateBackend<?> backend = backend();
         List<ShippedVnode> shipped = new ArrayList<>();
         long copiedBytes = 0;
+        long sentBytes = 0;
         for (int vnode : handover.outgoing()) {
-            StateTransfer.Shipment shipment = stateTransfer.ship(backend, vnode, handover.id());
+            StateTransfer.Shipment shipment =
+                    transfer.ship(backend, vnode, handover.targetOf(vnode), handover.id());
+            handoverBytesSent.inc(shipment.sentBytes());
+            sentBytes += shipment.sentBytes();
             shipped.add(
                     new ShippedVnode(
                             vnode, subtask(), handover.targetOf(vnode), shipment.payload()));
@@ -414,7 +441,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         shipped,
                         alignMillis,
                         (System.nanoTime() - start) / 1_000_000,
-                        copiedBytes));
+                        copiedBytes,
+                        sentBytes));
         for (int vnode : handover.outgoing()) {
             backend.removeVnode(vnode);
         }
@@ -423,6 +451,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     @Override
     public void handleOperatorEvent(OperatorEvent event) {
         if (event instanceof ReplicationChainEvent chain) {
+            replicationServiceBySubtask = chain.serviceBySubtask();
             replicateAlong(chain.chain());
             return;
         }
@@ -461,7 +490,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 () -> {
                     for (ShippedVnode shipped : event.vnodes()) {
                         long vnodeStart = System.nanoTime();
-                        stateTransfer.install(backend, shipped.vnode(), shipped.payload());
+                        transfer.install(backend, shipped.vnode(), shipped.payload());
                         vnodes.add(shipped.vnode());
                         LOG.info(
                                 "{} gate {} installed vnode {} in {} ms",
@@ -497,6 +526,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         }
         VnodeKeyedStateBackend<?> backend = backend();
         if (chain.isEmpty()) {
+            currentReplication = null;
             backend.replicateWith(null);
             LOG.warn(
                     "{} gate {}: no other TaskManager to replicate to; checkpoints are not"
@@ -507,17 +537,27 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         }
         List<PeerAddress> peers = chain.stream().map(PeerAddress::parse).toList();
         Environment env = getContainingTask().getEnvironment();
-        backend.replicateWith(
+        currentReplication =
                 new PeerVnodeReplication(
                         replicationService,
                         peers,
-                        PeerVnodeReplication.operatorPrefix(env.getJobID().toString(), spec.name()),
+                        replicaPrefix(),
                         backend.transferDirectory()
                                 .toPath()
                                 .resolve("replication-" + env.getExecutionId()),
-                        replication.timeout().toMillis()));
+                        replication.timeout().toMillis(),
+                        (checkpointId, bytes) -> {
+                            replicatedBytes.inc(bytes);
+                            lastReplicatedCheckpoint = checkpointId;
+                        });
+        backend.replicateWith(currentReplication);
         LOG.info(
                 "{} gate {} replicates its vnode checkpoints to {}", spec.name(), subtask(), peers);
+    }
+
+    private String replicaPrefix() {
+        return PeerVnodeReplication.operatorPrefix(
+                getContainingTask().getEnvironment().getJobID().toString(), spec.name());
     }
 
     private void forgetIfDone(GateHandover handover) {

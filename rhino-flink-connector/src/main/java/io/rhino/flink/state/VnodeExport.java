@@ -15,8 +15,14 @@
 package io.rhino.flink.state;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.util.FileUtils;
 
 /**
@@ -31,6 +37,32 @@ import org.apache.flink.util.FileUtils;
  */
 public record VnodeExport(
         int vnode, Path directory, IncrementalLocalKeyedStateHandle handle, long copiedBytes) {
+
+    /** The export directory's RocksDB files. */
+    public Path dbDirectory() {
+        return Path.of(handle.getDirectoryStateHandle().getDirectory().toUri());
+    }
+
+    /** The export's metadata file. */
+    public Path metadataFile() {
+        return Path.of(((FileStateHandle) handle.getMetaDataStateHandle()).getFilePath().toUri());
+    }
+
+    /**
+     * The handle a vnode backend installs from: RocksDB files in {@code db}, Flink's metadata in
+     * {@code metadata}, both local.
+     */
+    public static IncrementalLocalKeyedStateHandle localHandle(
+            Path db, Path metadata, KeyGroupRange keyGroupRange) throws IOException {
+        return new IncrementalLocalKeyedStateHandle(
+                UUID.randomUUID(),
+                0L,
+                DirectoryStateHandle.forPathWithSize(db),
+                keyGroupRange,
+                new FileStateHandle(
+                        new org.apache.flink.core.fs.Path(metadata.toUri()), Files.size(metadata)),
+                List.of());
+    }
 
     /** Deletes the export directory; installed vnodes keep their own hard links. */
     public void delete() throws IOException {

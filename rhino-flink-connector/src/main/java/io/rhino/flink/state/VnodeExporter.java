@@ -21,12 +21,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
-import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -133,15 +131,7 @@ final class VnodeExporter {
         FileUtils.deleteDirectory(live.toFile());
 
         IncrementalLocalKeyedStateHandle handle =
-                new IncrementalLocalKeyedStateHandle(
-                        UUID.randomUUID(),
-                        0L,
-                        DirectoryStateHandle.forPathWithSize(db),
-                        keyGroupRange,
-                        new FileStateHandle(
-                                new org.apache.flink.core.fs.Path(metadata.toUri()),
-                                Files.size(metadata)),
-                        List.of());
+                VnodeExport.localHandle(db, metadata, keyGroupRange);
         return new VnodeExport(vnode, directory, handle, copiedBytes);
     }
 

@@ -54,7 +54,8 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Shipment ship(VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover)
+    public Shipment ship(
+            VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception {
         Fault fault = ARMED.get(runId).getAndSet(null);
         if (fault == Fault.THROW) {
@@ -66,7 +67,7 @@ public final class FailingOnceStateTransfer implements StateTransfer {
         if (fault == Fault.STALL) {
             Thread.sleep(30_000); // interrupted when the job is cancelled for the rollback
         }
-        return delegate.ship(origin, vnode, handover);
+        return delegate.ship(origin, vnode, targetSubtask, handover);
     }
 
     @Override

@@ -32,6 +32,7 @@ public final class ReleasableRate implements RateLimiterStrategy<SourceSplit> {
 
     private static final long serialVersionUID = 1L;
     private static final Map<String, AtomicBoolean> RELEASED = new ConcurrentHashMap<>();
+    private static final Map<String, CompletableFuture<Void>> PAUSED = new ConcurrentHashMap<>();
 
     private final String runId;
     private final double eventsPerSecond;
@@ -47,13 +48,32 @@ public final class ReleasableRate implements RateLimiterStrategy<SourceSplit> {
         RELEASED.get(runId).set(true);
     }
 
+    /** The source emits nothing until {@link #resume}. */
+    public static void pause(String runId) {
+        PAUSED.putIfAbsent(runId, new CompletableFuture<>());
+    }
+
+    public static void resume(String runId) {
+        CompletableFuture<Void> paused = PAUSED.remove(runId);
+        if (paused != null) {
+            paused.complete(null);
+        }
+    }
+
     @SuppressWarnings("unchecked")
     @Override
     public RateLimiter<SourceSplit> createRateLimiter(int parallelism) {
         RateLimiter<SourceSplit> limited =
                 RateLimiterStrategy.perSecond(eventsPerSecond).createRateLimiter(parallelism);
         AtomicBoolean released = RELEASED.get(runId);
-        return permits ->
-                released.get() ? CompletableFuture.completedFuture(null) : limited.acquire(permits);
+        return permits -> {
+            CompletableFuture<Void> paused = PAUSED.get(runId);
+            if (paused != null) {
+                return paused.thenCompose(v -> limited.acquire(permits).toCompletableFuture());
+            }
+            return released.get()
+                    ? CompletableFuture.completedFuture(null)
+                    : limited.acquire(permits);
+        };
     }
 }

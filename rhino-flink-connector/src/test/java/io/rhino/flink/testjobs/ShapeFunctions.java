@@ -63,6 +63,44 @@ public final class ShapeFunctions {
         }
     }
 
+    /**
+     * {@link CountPerKey} that also appends a padded entry per event to a list it never reads:
+     * state that grows with the input (about 100 bytes per event), for tests that measure bytes
+     * moved.
+     */
+    public static final class CountPerKeyWithHistory
+            extends KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> {
+        private static final String PADDING = "x".repeat(96);
+        private transient ValueState<Long> count;
+        private transient org.apache.flink.api.common.state.ListState<String> history;
+
+        @Override
+        public void open(OpenContext openContext) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            history =
+                    getRuntimeContext()
+                            .getListState(
+                                    new org.apache.flink.api.common.state.ListStateDescriptor<>(
+                                            "history", Types.STRING));
+        }
+
+        @Override
+        public void processElement(
+                Tuple3<Long, Long, Long> event, Context ctx, Collector<String> out)
+                throws Exception {
+            Long before = count.value();
+            long now = (before == null ? 0 : before) + 1;
+            count.update(now);
+            java.util.SplittableRandom random = new java.util.SplittableRandom(event.f1 ^ event.f2);
+            StringBuilder entry = new StringBuilder(100);
+            for (int i = 0; i < 6; i++) {
+                entry.append(Long.toHexString(random.nextLong()));
+            }
+            history.add(entry.toString());
+            out.collect(ctx.getCurrentKey() + "=" + now);
+        }
+    }
+
     /** {@link CountPerKey} with Flink's asynchronous state API (State V2). */
     public static final class AsyncCountPerKey
             extends KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> {

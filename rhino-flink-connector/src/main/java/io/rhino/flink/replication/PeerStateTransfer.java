@@ -1,0 +1,243 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.replication;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.VnodeExport;
+import io.rhino.flink.state.VnodeKeyedStateBackend;
+import io.rhino.replication.PeerAddress;
+import io.rhino.replication.ReplicationService;
+import java.io.File;
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.util.FileUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves a vnode between TaskManagers over the replication protocol. The origin exports the vnode as
+ * for a local handover, then sends the target's TaskManager only what it does not hold already:
+ * when that TaskManager is in the origin's replica chain, it holds every SST file of the origin's
+ * last replicated checkpoint, and only the files written since (the delta) and the small metadata
+ * files travel. The target assembles the vnode from its replica store by hard links (copies if the
+ * store is on another filesystem) and installs it.
+ *
+ * <p>Between subtasks of one TaskManager the configured transfer runs instead. Built by each gate
+ * at run time; never serialized.
+ */
+public final class PeerStateTransfer implements StateTransfer {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(PeerStateTransfer.class);
+    private static final String METADATA = "_metadata";
+
+    private final transient StateTransfer sameTaskManager;
+    private final transient ReplicationService service;
+    private final transient Function<Integer, String> serviceOfSubtask;
+    private final transient Supplier<PeerVnodeReplication> replication;
+    private final String prefix;
+    private final long timeoutMillis;
+
+    /**
+     * What the target installs from: where each RocksDB file of the vnode is in the target's
+     * replica store, and its size.
+     *
+     * @param files the store path of each file of the RocksDB directory, by file name
+     * @param sizes each file's size, by file name
+     * @param metadata the store path of Flink's metadata file of the export
+     * @param shipped the store directory of the files sent for this handover, deleted once
+     *     installed
+     */
+    record PeerShipment(
+            Map<String, String> files,
+            Map<String, Long> sizes,
+            String metadata,
+            String shipped,
+            KeyGroupRange keyGroupRange)
+            implements Serializable {}
+
+    /**
+     * @param sameTaskManager the transfer between subtasks of one TaskManager
+     * @param serviceOfSubtask the replication service ("host:port") of a gate subtask's
+     *     TaskManager, null if unknown
+     * @param replication this subtask's current checkpoint replication, null if none
+     * @param prefix the job and operator part of replica paths
+     */
+    public PeerStateTransfer(
+            StateTransfer sameTaskManager,
+            ReplicationService service,
+            Function<Integer, String> serviceOfSubtask,
+            Supplier<PeerVnodeReplication> replication,
+            String prefix,
+            long timeoutMillis) {
+        this.sameTaskManager = sameTaskManager;
+        this.service = service;
+        this.serviceOfSubtask = serviceOfSubtask;
+        this.replication = replication;
+        this.prefix = prefix;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    public Shipment ship(
+            VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
+            throws Exception {
+        String targetService = serviceOfSubtask.apply(targetSubtask);
+        if (targetService == null || targetService.equals(service.address().toString())) {
+            return sameTaskManager.ship(origin, vnode, targetSubtask, handover);
+        }
+        PeerAddress target = PeerAddress.parse(targetService);
+        Optional<PeerVnodeReplication.HeldFiles> held = heldBy(target, origin, vnode);
+        String shipped =
+                prefix
+                        + "/handover-"
+                        + PeerVnodeReplication.segment(handover.value())
+                        + "-"
+                        + vnode;
+        File exportDirectory =
+                new File(
+                        origin.transferDirectory(), handover.value() + "-vnode-" + vnode + "-peer");
+        VnodeExport export = origin.exportVnode(vnode, exportDirectory.toPath());
+        try {
+            Map<String, String> files = new LinkedHashMap<>();
+            Map<String, Long> sizes = new LinkedHashMap<>();
+            Map<String, Path> toSend = new LinkedHashMap<>();
+            try (Stream<Path> db = Files.list(export.dbDirectory())) {
+                for (Path file : db.sorted().toList()) {
+                    String name = file.getFileName().toString();
+                    sizes.put(name, Files.size(file));
+                    if (held.isPresent() && held.get().sstFiles().contains(name)) {
+                        files.put(
+                                name,
+                                ReplicaListing.vnodeDirectory(prefix, vnode)
+                                        + "/"
+                                        + held.get().directory()
+                                        + "/"
+                                        + name);
+                    } else {
+                        String path = shipped + "/" + PeerVnodeReplication.segment(name);
+                        files.put(name, path);
+                        toSend.put(path, file);
+                    }
+                }
+            }
+            String metadata = shipped + "/" + METADATA;
+            toSend.put(metadata, export.metadataFile());
+            long sentBytes = 0;
+            for (Path file : toSend.values()) {
+                sentBytes += Files.size(file);
+            }
+            service.replicateAll(toSend, List.of(target)).get(timeoutMillis, TimeUnit.MILLISECONDS);
+            LOG.info(
+                    "Vnode {} shipped to {}: {} of {} files sent ({} bytes), {} already held there",
+                    vnode,
+                    target,
+                    toSend.size(),
+                    files.size() + 1,
+                    sentBytes,
+                    files.size() + 1 - toSend.size());
+            return new Shipment(
+                    new PeerShipment(
+                            files, sizes, metadata, shipped, export.handle().getKeyGroupRange()),
+                    export.copiedBytes(),
+                    sentBytes);
+        } finally {
+            export.delete();
+        }
+    }
+
+    /** The files of the vnode the target holds as a member of this subtask's chain. */
+    private Optional<PeerVnodeReplication.HeldFiles> heldBy(
+            PeerAddress target, VnodeKeyedStateBackend<?> origin, int vnode) {
+        PeerVnodeReplication current = replication.get();
+        if (current == null || !current.chain().contains(target)) {
+            return Optional.empty();
+        }
+        return current.heldOf(vnode, origin.vnodeBackend(vnode));
+    }
+
+    @Override
+    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+            throws Exception {
+        if (!(payload instanceof PeerShipment shipment)) {
+            sameTaskManager.install(target, vnode, payload);
+            return;
+        }
+        Path assembled =
+                target.transferDirectory()
+                        .toPath()
+                        .resolve("installing-" + shipment.shipped().replace('/', '_'));
+        Path db = Files.createDirectories(assembled.resolve("db"));
+        try {
+            for (Map.Entry<String, String> file : shipment.files().entrySet()) {
+                place(
+                        file.getValue(),
+                        shipment.sizes().get(file.getKey()),
+                        db.resolve(file.getKey()));
+            }
+            Path metadata = assembled.resolve("metadata");
+            place(shipment.metadata(), null, metadata);
+            target.installVnode(
+                    vnode,
+                    List.of(VnodeExport.localHandle(db, metadata, shipment.keyGroupRange())));
+        } finally {
+            FileUtils.deleteDirectoryQuietly(assembled.toFile());
+        }
+        service.store().deleteTree(shipment.shipped());
+    }
+
+    /** Links (or copies) a stored file to {@code target}, checking it is there and whole. */
+    private void place(String storePath, Long expectedSize, Path target) throws IOException {
+        Path source =
+                service.store()
+                        .file(storePath)
+                        .orElseThrow(
+                                () ->
+                                        new IOException(
+                                                "The replica file '"
+                                                        + storePath
+                                                        + "' is not in this TaskManager's store ("
+                                                        + service.store().root()
+                                                        + "); installing vnode fails and the job"
+                                                        + " restarts from its last checkpoint"));
+        if (expectedSize != null && Files.size(source) != expectedSize) {
+            throw new IOException(
+                    "The replica file '"
+                            + storePath
+                            + "' has "
+                            + Files.size(source)
+                            + " bytes, the origin's "
+                            + expectedSize
+                            + "; installing vnode fails and the job restarts from its last checkpoint");
+        }
+        try {
+            Files.createLink(target, source);
+        } catch (IOException | UnsupportedOperationException e) {
+            Files.copy(source, target); // the store is on another filesystem
+        }
+    }
+}

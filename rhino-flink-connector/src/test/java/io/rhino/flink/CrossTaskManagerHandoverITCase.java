@@ -1,0 +1,291 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.reconfiguration.OperatorView;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ReleasableRate;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.SkewedEvents;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Handovers between TaskManagers over the replication protocol, on three TaskManagers with their
+ * own replication services and stores: a target in the origin's replica chain receives only what
+ * was written since the last replicated checkpoint, a target elsewhere receives the whole vnode,
+ * and under random handovers between TaskManagers the output equals plain Flink's.
+ */
+@Timeout(300)
+class CrossTaskManagerHandoverITCase {
+
+    private static final String NAME = "moved-across";
+    private static final int PARALLELISM = 6; // two subtasks on each of the three TaskManagers
+    private static final int VNODES = 12;
+    private static final int KEYS = 2_000;
+    private static final long EVENTS = 80_000;
+
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers(METRICS);
+
+    @TempDir Path checkpoints;
+    @TempDir Path replicas;
+
+    @Test
+    void vnodesMoveBetweenTaskManagersShippingOnlyWhatTheTargetLacks(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        String runId = "across-" + UUID.randomUUID();
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        config.set(RhinoOptions.REPLICATION_MODE, "peers");
+        config.set(RhinoOptions.REPLICATION_DIR, replicas.toString());
+        config.set(RhinoOptions.REPLICATION_SECRET, "across-it");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(PARALLELISM);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 4_000)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
+                .process(new ShapeFunctions.CountPerKeyWithHistory())
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("across");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+        OperatorView operator =
+                RhinoHandovers.directory().operator(job.getJobID().toString(), NAME).orElseThrow();
+        String prefix = PeerVnodeReplication.operatorPrefix(job.getJobID().toString(), NAME);
+
+        Thread.sleep(5_000); // state to move: ~100 bytes per event at 4,000 events/s
+        // nothing new while the first two vnodes move: what they ship is measured exactly
+        ReleasableRate.pause(runId);
+        Thread.sleep(500);
+        RhinoClusters.checkpoint(miniCluster, job.getJobID());
+
+        // to a subtask on a TaskManager holding the origin's replica: the delta only
+        Map<Integer, String> taskManagers = operator.taskManagerBySubtask();
+        RoutingTable table = manager.routingTable();
+        int vnode = largestVnode(operator);
+        int origin = table.ownerOf(vnode);
+        Set<String> holders = operator.replicaHolders().get(vnode);
+        assertThat(holders).as("replica holders of vnode %d", vnode).isNotEmpty();
+        int target = subtaskOn(taskManagers, holders, origin);
+        long replicatedSst = replicatedSstBytes(prefix, vnode);
+        assertThat(replicatedSst)
+                .as("SST bytes of vnode %d's replica", vnode)
+                .isGreaterThan(100_000);
+        long sentToHolder = sentFor(job, manager, vnode, origin, target);
+        assertThat(sentToHolder)
+                .as(
+                        "bytes sent to move vnode %d (%d bytes replicated) to a holder",
+                        vnode, replicatedSst)
+                .isPositive()
+                .isLessThan(replicatedSst / 4);
+
+        // to a subtask on a TaskManager that holds nothing of it: the whole vnode
+        table = manager.routingTable();
+        int other = anotherVnodeOf(table, vnode, operator);
+        int otherOrigin = table.ownerOf(other);
+        Set<String> excluded = new java.util.HashSet<>(operator.replicaHolders().get(other));
+        excluded.add(taskManagers.get(otherOrigin));
+        int farTarget = subtaskNotOn(taskManagers, excluded);
+        long otherReplicated = replicatedSstBytes(prefix, other);
+        long sentFar = sentFor(job, manager, other, otherOrigin, farTarget);
+        assertThat(sentFar)
+                .as(
+                        "bytes sent to move vnode %d (%d bytes replicated) to a non-holder",
+                        other, otherReplicated)
+                .isGreaterThan(otherReplicated / 2);
+
+        // random handovers between TaskManagers, checkpoints (and so replication) in between
+        ReleasableRate.resume(runId);
+        Random random = new Random(20261124);
+        for (int round = 0; round < 12; round++) {
+            if (round % 3 == 0) {
+                RhinoClusters.checkpoint(miniCluster, job.getJobID());
+            }
+            table = manager.routingTable();
+            int moved = random.nextInt(VNODES);
+            int from = table.ownerOf(moved);
+            List<Integer> elsewhere = new ArrayList<>();
+            for (int s = 0; s < PARALLELISM; s++) {
+                if (!taskManagers.get(s).equals(taskManagers.get(from))) {
+                    elsewhere.add(s);
+                }
+            }
+            int to = elsewhere.get(random.nextInt(elsewhere.size()));
+            assertThat(
+                            manager.handover(List.of(new VnodeMove(moved, from, to)))
+                                    .get(60, TimeUnit.SECONDS)
+                                    .isCompleted())
+                    .as("handover %d: vnode %d from %d to %d", round, moved, from, to)
+                    .isTrue();
+        }
+
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get();
+        Multisets.assertSameMultiset(
+                "output with handovers between TaskManagers vs plain Flink",
+                plainFlink(runId),
+                ResultSink.take(runId));
+    }
+
+    /** Moves one vnode and returns the bytes its origin sent to the target's TaskManager. */
+    private static long sentFor(JobClient job, HandoverManager manager, int vnode, int from, int to)
+            throws Exception {
+        long before = counter(job, "rhinoHandoverBytesSent");
+        assertThat(
+                        manager.handover(List.of(new VnodeMove(vnode, from, to)))
+                                .get(60, TimeUnit.SECONDS)
+                                .isCompleted())
+                .isTrue();
+        return counter(job, "rhinoHandoverBytesSent") - before;
+    }
+
+    private static int largestVnode(OperatorView operator) {
+        int largest = 0;
+        for (int v = 1; v < VNODES; v++) {
+            if (operator.stateBytes(v) > operator.stateBytes(largest)) {
+                largest = v;
+            }
+        }
+        return largest;
+    }
+
+    /** The vnode after {@code not} whose owner has a TaskManager without its replica. */
+    private static int anotherVnodeOf(RoutingTable table, int not, OperatorView operator) {
+        int best = -1;
+        for (int v = 0; v < VNODES; v++) {
+            if (v != not
+                    && (best < 0 || operator.stateBytes(v) > operator.stateBytes(best))
+                    && !operator.replicaHolders().get(v).isEmpty()) {
+                best = v;
+            }
+        }
+        return best;
+    }
+
+    private static int subtaskOn(Map<Integer, String> taskManagers, Set<String> among, int not) {
+        return taskManagers.entrySet().stream()
+                .filter(e -> e.getKey() != not && among.contains(e.getValue()))
+                .mapToInt(Map.Entry::getKey)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no subtask on " + among));
+    }
+
+    private static int subtaskNotOn(Map<Integer, String> taskManagers, Set<String> excluded) {
+        return taskManagers.entrySet().stream()
+                .filter(e -> !excluded.contains(e.getValue()))
+                .mapToInt(Map.Entry::getKey)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("every subtask is on " + excluded));
+    }
+
+    /** The SST bytes of the newest replica of {@code vnode}, on whichever store holds it. */
+    private long replicatedSstBytes(String prefix, int vnode) throws Exception {
+        String vnodeDirectory = ReplicaListing.vnodeDirectory(prefix, vnode);
+        long newest = -1;
+        long bytes = 0;
+        try (Stream<Path> stores = Files.list(replicas)) {
+            for (Path store : stores.toList()) {
+                Path directory = store.resolve(vnodeDirectory);
+                if (!Files.isDirectory(directory)) {
+                    continue;
+                }
+                try (Stream<Path> checkpointDirectories = Files.list(directory)) {
+                    for (Path checkpoint : checkpointDirectories.toList()) {
+                        Path listing = checkpoint.resolve(ReplicaListing.NAME);
+                        String name = checkpoint.getFileName().toString();
+                        if (!name.startsWith("chk-") || !Files.isRegularFile(listing)) {
+                            continue;
+                        }
+                        long id = Long.parseLong(name.substring(4));
+                        if (id > newest) {
+                            newest = id;
+                            bytes = 0;
+                            for (String file : ReplicaListing.read(listing).files()) {
+                                if (file.endsWith(".sst")) {
+                                    bytes += Files.size(directory.resolve(file));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return bytes;
+    }
+
+    private static List<String> plainFlink(String runId) throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(PARALLELISM);
+        String reference = runId + "-plain";
+        SkewedEvents.stream(env, EVENTS, KEYS, RateLimiterStrategy.noOp())
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKeyWithHistory())
+                .sinkTo(new ResultSink(reference));
+        env.execute("across-reference");
+        return ResultSink.take(reference);
+    }
+
+    private static long counter(JobClient job, String name) {
+        long sum = 0;
+        for (var entry : METRICS.getMetricsByGroup().entrySet()) {
+            if (job.getJobID().toString().equals(entry.getKey().getAllVariables().get("<job_id>"))
+                    && entry.getValue().get(name) instanceof Counter counter) {
+                sum += counter.getCount();
+            }
+        }
+        return sum;
+    }
+}

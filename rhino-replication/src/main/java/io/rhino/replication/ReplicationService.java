@@ -27,6 +27,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
@@ -169,20 +170,19 @@ public final class ReplicationService implements AutoCloseable {
                                                                 result);
                                             }
                                         }));
-        result.orTimeout(config.timeout().toMillis(), TimeUnit.MILLISECONDS)
-                .whenComplete(
-                        (ok, failure) -> {
-                            if (failure instanceof TimeoutException) {
-                                loop.execute(
-                                        () -> {
-                                            if (via[0] != null) {
-                                                via[0].cancel(
-                                                        stream[0],
-                                                        "timed out after " + config.timeout());
-                                            }
-                                        });
+        // on the service's own loop: the JDK's orTimeout starts a JVM-wide thread that would keep
+        // the class loader of the job that first called it
+        ScheduledFuture<?> timeout =
+                loop.schedule(
+                        () -> {
+                            if (result.completeExceptionally(new TimeoutException())
+                                    && via[0] != null) {
+                                via[0].cancel(stream[0], "timed out after " + config.timeout());
                             }
-                        });
+                        },
+                        config.timeout().toMillis(),
+                        TimeUnit.MILLISECONDS);
+        result.whenComplete((ok, failure) -> timeout.cancel(false));
         return result.exceptionallyCompose(
                 failure ->
                         CompletableFuture.failedFuture(

@@ -19,7 +19,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
@@ -36,7 +35,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -83,9 +81,7 @@ class ReplicationITCase {
         String runId = "replication-" + UUID.randomUUID();
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
-        config.set(RhinoOptions.REPLICATION_MODE, "peers");
-        config.set(RhinoOptions.REPLICATION_DIR, replicas.toString());
-        config.set(RhinoOptions.REPLICATION_SECRET, "replication-it");
+        RhinoClusters.withPeerReplication(config, replicas, "replication-it");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(
                 env, runId, EVENTS, RhinoKeyedStreamOptions.builder(NAME).vnodes(8).build());
@@ -111,11 +107,11 @@ class ReplicationITCase {
         }
         // the first checkpoint after the last handover completes; the next ones carry that news
         // (the departure notices of the vnodes that moved)
+        long last = -1;
         for (int i = 0; i < 3; i++) {
             Thread.sleep(500);
-            RhinoClusters.checkpoint(miniCluster, job.getJobID());
+            last = RhinoClusters.checkpoint(miniCluster, job.getJobID());
         }
-        long last = lastCompletedCheckpoint(miniCluster, job);
 
         Map<Integer, String> taskManagerBySubtask =
                 RhinoHandovers.operators(job.getJobID()).get(NAME);
@@ -255,18 +251,5 @@ class ReplicationITCase {
             }
         }
         return entries;
-    }
-
-    private static long lastCompletedCheckpoint(MiniCluster miniCluster, JobClient job)
-            throws Exception {
-        return Optional.ofNullable(
-                        miniCluster
-                                .getExecutionGraph(job.getJobID())
-                                .get()
-                                .getCheckpointStatsSnapshot()
-                                .getHistory()
-                                .getLatestCompletedCheckpoint())
-                .orElseThrow()
-                .getCheckpointId();
     }
 }

@@ -84,6 +84,18 @@ final class RhinoClusters {
         return config;
     }
 
+    /**
+     * {@code config} with checkpoints replicated to peer TaskManagers, each TaskManager's replicas
+     * in a directory of its own under {@code replicas}.
+     */
+    static Configuration withPeerReplication(
+            Configuration config, java.nio.file.Path replicas, String secret) {
+        config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_MODE, "peers");
+        config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_DIR, replicas.toString());
+        config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_SECRET, secret);
+        return config;
+    }
+
     /** {@code config} with checkpoints every {@code interval} into {@code directory}. */
     static Configuration withCheckpoints(
             Configuration config, java.nio.file.Path directory, Duration interval) {
@@ -103,14 +115,19 @@ final class RhinoClusters {
     /**
      * Takes a checkpoint on demand and waits until it completed. Right after a (re)start some tasks
      * may still be deploying, and Flink declines the checkpoint: it is tried again then.
+     *
+     * @return the checkpoint's id
      */
-    static void checkpoint(org.apache.flink.runtime.minicluster.MiniCluster cluster, JobID jobId)
+    static long checkpoint(org.apache.flink.runtime.minicluster.MiniCluster cluster, JobID jobId)
             throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                cluster.triggerCheckpoint(jobId).get(60, java.util.concurrent.TimeUnit.SECONDS);
-                return;
+                String pointer =
+                        cluster.triggerCheckpoint(jobId)
+                                .get(60, java.util.concurrent.TimeUnit.SECONDS);
+                // <checkpoints>/<job>/chk-<id>
+                return Long.parseLong(pointer.substring(pointer.lastIndexOf("chk-") + 4));
             } catch (java.util.concurrent.ExecutionException e) {
                 boolean deploying =
                         org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(

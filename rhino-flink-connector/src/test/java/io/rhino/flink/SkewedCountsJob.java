@@ -23,7 +23,9 @@ import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.util.List;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 
 /**
  * Counts per key of Zipf-skewed events, on Rhino at a rate the test releases, or on plain Flink as
@@ -53,14 +55,25 @@ final class SkewedCountsJob {
 
     /** The output of the same counts on plain Flink, at full speed. */
     static List<String> plainFlink(String runId, long events) throws Exception {
+        return plainFlink(runId, events, PARALLELISM, KEYS, new ShapeFunctions.CountPerKey());
+    }
+
+    /** The output of {@code function} over the same skewed events on plain Flink, at full speed. */
+    static List<String> plainFlink(
+            String runId,
+            long events,
+            int parallelism,
+            int keys,
+            KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> function)
+            throws Exception {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(
                         RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(PARALLELISM);
+        env.setParallelism(parallelism);
         String reference = runId + "-plain";
-        SkewedEvents.stream(env, events, KEYS, RateLimiterStrategy.noOp())
+        SkewedEvents.stream(env, events, keys, RateLimiterStrategy.noOp())
                 .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
+                .process(function)
                 .sinkTo(new ResultSink(reference));
         env.execute("skewed-counts-reference");
         return ResultSink.take(reference);

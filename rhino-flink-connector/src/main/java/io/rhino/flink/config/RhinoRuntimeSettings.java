@@ -18,6 +18,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
 
@@ -91,19 +92,11 @@ public record RhinoRuntimeSettings(
         static Replication from(ReadableConfig config) {
             String mode = config.get(RhinoOptions.REPLICATION_MODE).trim();
             if (!mode.equals("none") && !mode.equals("peers")) {
-                throw new IllegalConfigurationException(
-                        RhinoOptions.REPLICATION_MODE.key()
-                                + ": '"
-                                + mode
-                                + "' (expected: none or peers)");
+                throw invalid(RhinoOptions.REPLICATION_MODE, mode, "none or peers");
             }
             int factor = config.get(RhinoOptions.REPLICATION_FACTOR);
             if (factor < 1) {
-                throw new IllegalConfigurationException(
-                        RhinoOptions.REPLICATION_FACTOR.key()
-                                + ": "
-                                + factor
-                                + " (expected: >= 1)");
+                throw invalid(RhinoOptions.REPLICATION_FACTOR, factor, ">= 1");
             }
             String ports = config.get(RhinoOptions.REPLICATION_PORT).trim();
             int first;
@@ -113,18 +106,14 @@ public record RhinoRuntimeSettings(
                 first = Integer.parseInt(dash < 0 ? ports : ports.substring(0, dash).trim());
                 last = dash < 0 ? first : Integer.parseInt(ports.substring(dash + 1).trim());
             } catch (NumberFormatException e) {
-                throw new IllegalConfigurationException(
-                        RhinoOptions.REPLICATION_PORT.key()
-                                + ": '"
-                                + ports
-                                + "' (expected: a port, a range such as 50100-50200, or 0)");
+                throw invalid(
+                        RhinoOptions.REPLICATION_PORT,
+                        ports,
+                        "a port, a range such as 50100-50200, or 0");
             }
             if (first < 0 || last < first || last > 65_535) {
-                throw new IllegalConfigurationException(
-                        RhinoOptions.REPLICATION_PORT.key()
-                                + ": '"
-                                + ports
-                                + "' (expected: within 0..65535, first <= last)");
+                throw invalid(
+                        RhinoOptions.REPLICATION_PORT, ports, "within 0..65535, first <= last");
             }
             Duration timeout = config.get(RhinoOptions.REPLICATION_TIMEOUT);
             requirePositive(RhinoOptions.REPLICATION_TIMEOUT.key(), timeout);
@@ -171,22 +160,16 @@ public record RhinoRuntimeSettings(
         requirePositive(RhinoOptions.BALANCER_INTERVAL.key(), balancer.interval());
         Objects.requireNonNull(balancer.cooldown(), "cooldown");
         if (!(balancer.maxImbalance() >= 1.0)) {
-            throw new IllegalConfigurationException(
-                    RhinoOptions.BALANCER_MAX_IMBALANCE.key()
-                            + ": "
-                            + balancer.maxImbalance()
-                            + " (expected: a max/mean ratio >= 1, e.g. 1.2)");
+            throw invalid(
+                    RhinoOptions.BALANCER_MAX_IMBALANCE,
+                    balancer.maxImbalance(),
+                    "a max/mean ratio >= 1, e.g. 1.2");
         }
         if (rest.port() < 0 || rest.port() > 65_535) {
-            throw new IllegalConfigurationException(
-                    RhinoOptions.REST_PORT.key()
-                            + ": "
-                            + rest.port()
-                            + " (expected: 0..65535, 0 for any free port)");
+            throw invalid(RhinoOptions.REST_PORT, rest.port(), "0..65535, 0 for any free port");
         }
         if (rest.bindAddress() == null || rest.bindAddress().isBlank()) {
-            throw new IllegalConfigurationException(
-                    RhinoOptions.REST_BIND_ADDRESS.key() + ": blank (expected: an address)");
+            throw invalid(RhinoOptions.REST_BIND_ADDRESS, rest.bindAddress(), "an address");
         }
     }
 
@@ -207,6 +190,14 @@ public record RhinoRuntimeSettings(
                         config.get(RhinoOptions.BALANCER_MAX_IMBALANCE),
                         config.get(RhinoOptions.BALANCER_COOLDOWN)),
                 Replication.from(config));
+    }
+
+    /** Names the option, its value (quoted if text) and what it must be. */
+    private static IllegalConfigurationException invalid(
+            ConfigOption<?> option, Object value, String expected) {
+        String shown = value instanceof String ? "'" + value + "'" : String.valueOf(value);
+        return new IllegalConfigurationException(
+                option.key() + ": " + shown + " (expected: " + expected + ")");
     }
 
     private static void requirePositive(String key, Duration value) {

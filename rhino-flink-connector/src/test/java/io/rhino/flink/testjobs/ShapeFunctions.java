@@ -43,7 +43,7 @@ public final class ShapeFunctions {
     }
 
     /** Counts events per key in value state and emits {@code key=count} for each. */
-    public static final class CountPerKey
+    public static class CountPerKey
             extends KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> {
         private transient ValueState<Long> count;
 
@@ -68,15 +68,12 @@ public final class ShapeFunctions {
      * state that grows with the input (about 100 bytes per event), for tests that measure bytes
      * moved.
      */
-    public static final class CountPerKeyWithHistory
-            extends KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> {
-        private static final String PADDING = "x".repeat(96);
-        private transient ValueState<Long> count;
+    public static final class CountPerKeyWithHistory extends CountPerKey {
         private transient org.apache.flink.api.common.state.ListState<String> history;
 
         @Override
         public void open(OpenContext openContext) {
-            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            super.open(openContext);
             history =
                     getRuntimeContext()
                             .getListState(
@@ -88,16 +85,13 @@ public final class ShapeFunctions {
         public void processElement(
                 Tuple3<Long, Long, Long> event, Context ctx, Collector<String> out)
                 throws Exception {
-            Long before = count.value();
-            long now = (before == null ? 0 : before) + 1;
-            count.update(now);
+            super.processElement(event, ctx, out);
             java.util.SplittableRandom random = new java.util.SplittableRandom(event.f1 ^ event.f2);
             StringBuilder entry = new StringBuilder(100);
             for (int i = 0; i < 6; i++) {
                 entry.append(Long.toHexString(random.nextLong()));
             }
             history.add(entry.toString());
-            out.collect(ctx.getCurrentKey() + "=" + now);
         }
     }
 

@@ -194,10 +194,7 @@ class CrossTaskManagerHandoverITCase {
         RhinoClusters.checkpoint(miniCluster, job.getJobID());
 
         FailOnDemand.arm(runId);
-        while (FailOnDemand.failures(runId) == 0) {
-            Thread.sleep(50);
-        }
-        manager = RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+        manager = RhinoClusters.awaitRecovered(job.getJobID(), NAME, runId);
         operator =
                 RhinoHandovers.directory().operator(job.getJobID().toString(), NAME).orElseThrow();
         RhinoClusters.checkpoint(miniCluster, job.getJobID());

@@ -14,8 +14,11 @@
 
 package io.rhino.flink;
 
+import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.state.RhinoStateBackendFactory;
+import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
 import java.time.Duration;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -129,15 +132,36 @@ final class RhinoClusters {
                 // <checkpoints>/<job>/chk-<id>
                 return Long.parseLong(pointer.substring(pointer.lastIndexOf("chk-") + 4));
             } catch (java.util.concurrent.ExecutionException e) {
-                boolean deploying =
+                // tasks still deploying, or the coordinator suspended by a restart in progress
+                boolean transientRefusal =
                         org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
-                                        e, "not being executed")
-                                .isPresent();
-                if (!deploying || System.nanoTime() > deadline) {
+                                                e, "not being executed")
+                                        .isPresent()
+                                || org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
+                                                e, "is suspending")
+                                        .isPresent();
+                if (!transientRefusal || System.nanoTime() > deadline) {
                     throw e;
                 }
                 Thread.sleep(100);
             }
         }
+    }
+
+    /**
+     * Waits until the failure injected by {@link FailOnDemand} under {@code failurePoint} happened,
+     * the coordinators saw it, and the operator is ready again after the restart.
+     */
+    static HandoverManager awaitRecovered(JobID jobId, String operator, String failurePoint)
+            throws Exception {
+        while (FailOnDemand.failures(failurePoint) == 0) {
+            Thread.sleep(10);
+        }
+        // the failure is seen by the coordinators a moment later
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (RhinoHandovers.isReady(jobId, operator) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        return RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
     }
 }

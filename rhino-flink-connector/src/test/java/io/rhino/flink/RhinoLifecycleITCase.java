@@ -184,7 +184,7 @@ class RhinoLifecycleITCase {
         assertThat(moved.outcome()).isEqualTo(HandoverResult.Outcome.COMPLETED);
         FailOnDemand.arm(runId);
 
-        manager = awaitRecovered(jobId, runId);
+        manager = RhinoClusters.awaitRecovered(jobId, OPERATOR, runId);
         assertThat(manager.routingTable())
                 .as("the table the restarted routers route by, from before the handover")
                 .isEqualTo(checkpointed);
@@ -230,7 +230,7 @@ class RhinoLifecycleITCase {
                         () -> requestUntil(jobId, stop, refused, completed, unexpected));
         Thread.sleep(500);
         FailOnDemand.arm(runId);
-        awaitRecovered(jobId, runId);
+        RhinoClusters.awaitRecovered(jobId, OPERATOR, runId);
         Thread.sleep(1_000);
         stop.set(true);
         client.get(60, TimeUnit.SECONDS);
@@ -283,7 +283,7 @@ class RhinoLifecycleITCase {
             Thread.sleep(50);
         }
         FailOnDemand.arm(runId);
-        awaitRecovered(jobId, runId);
+        RhinoClusters.awaitRecovered(jobId, OPERATOR, runId);
         Thread.sleep(2_000);
         stop.set(true);
         client.get(60, TimeUnit.SECONDS);
@@ -337,7 +337,7 @@ class RhinoLifecycleITCase {
                     .isTrue();
         }
         FailOnDemand.arm(runId);
-        manager = awaitRecovered(jobId, runId);
+        manager = RhinoClusters.awaitRecovered(jobId, OPERATOR, runId);
         for (int i = 0; i < 2; i++) {
             assertThat(
                             manager.handover(moves(manager.routingTable(), 2))
@@ -353,18 +353,33 @@ class RhinoLifecycleITCase {
         }
 
         Path jobDirectory = checkpoints.resolve(jobId.toHexString());
+        // Flink discards subsumed checkpoints asynchronously, possibly after the job terminated
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         List<Path> checkpointDirectories;
-        try (var dirs = java.nio.file.Files.list(jobDirectory)) {
-            checkpointDirectories =
-                    dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-")).toList();
-        }
-        Path retained =
-                checkpointDirectories.stream()
-                        .filter(dir -> java.nio.file.Files.exists(dir.resolve("_metadata")))
-                        .max(java.util.Comparator.comparing(Path::toString))
-                        .orElseThrow();
-        java.util.Set<Path> left = new java.util.TreeSet<>(CheckpointFiles.under(jobDirectory));
-        left.removeAll(CheckpointFiles.referencedBy(retained));
+        Path retained;
+        java.util.Set<Path> left;
+        do {
+            Thread.sleep(50);
+            try (var dirs = java.nio.file.Files.list(jobDirectory)) {
+                checkpointDirectories =
+                        dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
+                                .toList();
+            }
+            retained =
+                    checkpointDirectories.stream()
+                            .filter(dir -> java.nio.file.Files.exists(dir.resolve("_metadata")))
+                            .max(
+                                    java.util.Comparator.comparingLong(
+                                            dir ->
+                                                    Long.parseLong(
+                                                            dir.getFileName()
+                                                                    .toString()
+                                                                    .substring(4))))
+                            .orElseThrow();
+            left = new java.util.TreeSet<>(CheckpointFiles.under(jobDirectory));
+            left.removeAll(CheckpointFiles.referencedBy(retained));
+        } while ((checkpointDirectories.size() > 1 || !left.isEmpty())
+                && System.nanoTime() < deadline);
         assertThat(checkpointDirectories)
                 .as("checkpoint directories left beside %s, with %s", retained, left)
                 .hasSize(1);
@@ -531,18 +546,6 @@ class RhinoLifecycleITCase {
     }
 
     /** Waits until the injected failure happened and the operator accepts handovers again. */
-    private static HandoverManager awaitRecovered(JobID jobId, String runId) throws Exception {
-        while (FailOnDemand.failures(runId) == 0) {
-            Thread.sleep(10);
-        }
-        // the failure is seen by the coordinators a moment later
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (RhinoHandovers.isReady(jobId, OPERATOR) && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        return RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
-    }
-
     private static List<VnodeMove> moves(RoutingTable table, int count) {
         List<VnodeMove> moves = new ArrayList<>();
         for (int vnode = 0; vnode < count; vnode++) {

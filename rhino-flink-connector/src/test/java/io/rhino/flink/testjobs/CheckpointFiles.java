@@ -17,12 +17,15 @@ package io.rhino.flink.testjobs;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -40,12 +43,33 @@ public final class CheckpointFiles {
 
     private CheckpointFiles() {}
 
-    /** Every regular file under {@code directory}. */
+    /**
+     * Every regular file under {@code directory}. Files and directories that disappear during the
+     * walk (Flink discards subsumed checkpoints asynchronously) are left out.
+     */
     public static Set<Path> under(Path directory) throws IOException {
-        try (Stream<Path> files = Files.walk(directory)) {
-            return files.filter(Files::isRegularFile)
-                    .collect(java.util.stream.Collectors.toCollection(TreeSet::new));
-        }
+        Set<Path> files = new TreeSet<>();
+        Files.walkFileTree(
+                directory,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                        if (attributes.isRegularFile()) {
+                            files.add(file);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e)
+                            throws IOException {
+                        if (e instanceof NoSuchFileException) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        throw e;
+                    }
+                });
+        return files;
     }
 
     /** The checkpoint's metadata file and every file its state handles reference. */

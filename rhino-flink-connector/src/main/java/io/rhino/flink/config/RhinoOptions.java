@@ -217,7 +217,8 @@ public final class RhinoOptions {
                     .withDescription(
                             "The address each TaskManager's replication service listens on and"
                                     + " is reached at. Defaults to the TaskManager's own address"
-                                    + " (taskmanager.host / bind-host), else 127.0.0.1.");
+                                    + " (taskmanager.host / bind-host), else 127.0.0.1. Set in a"
+                                    + " TaskManager's own configuration, it wins over the job's.");
 
     /** The port or port range of the replication service. */
     public static final ConfigOption<String> REPLICATION_PORT =
@@ -227,7 +228,9 @@ public final class RhinoOptions {
                     .withDescription(
                             "Port of the replication service: a number, a range such as"
                                     + " '50100-50200' (the first free one is taken, as several"
-                                    + " TaskManagers may share a host), or 0 for any free port.");
+                                    + " TaskManagers may share a host), or 0 for any free port."
+                                    + " Set in a TaskManager's own configuration, it wins over the"
+                                    + " job's.");
 
     /** The replica directory (the paper's dedicated disk). */
     public static final ConfigOption<String> REPLICATION_DIR =
@@ -238,7 +241,9 @@ public final class RhinoOptions {
                             "Directory for the replicas this TaskManager keeps (ideally its own"
                                     + " disk); each TaskManager uses a subdirectory named after"
                                     + " itself. Defaults to 'rhino-replicas' in the first"
-                                    + " TaskManager temporary directory.");
+                                    + " TaskManager temporary directory. Set in a TaskManager's own"
+                                    + " configuration (one disk per host), it wins over the"
+                                    + " job's.");
 
     /** The secret replication peers share. */
     public static final ConfigOption<String> REPLICATION_SECRET =

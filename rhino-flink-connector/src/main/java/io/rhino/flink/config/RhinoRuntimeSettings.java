@@ -98,7 +98,47 @@ public record RhinoRuntimeSettings(
             if (factor < 1) {
                 throw invalid(RhinoOptions.REPLICATION_FACTOR, factor, ">= 1");
             }
-            String ports = config.get(RhinoOptions.REPLICATION_PORT).trim();
+            int[] ports = ports(config.get(RhinoOptions.REPLICATION_PORT));
+            Duration timeout = config.get(RhinoOptions.REPLICATION_TIMEOUT);
+            requirePositive(RhinoOptions.REPLICATION_TIMEOUT.key(), timeout);
+            return new Replication(
+                    mode.equals("peers"),
+                    factor,
+                    config.getOptional(RhinoOptions.REPLICATION_BIND_HOST).orElse(null),
+                    ports[0],
+                    ports[1],
+                    config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
+                    config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
+                    timeout);
+        }
+
+        /**
+         * These settings on one TaskManager: where its service binds and keeps its replicas are
+         * properties of its host (an address, a dedicated disk), so the TaskManager's own
+         * configuration wins over the job's for bind host, port and directory.
+         */
+        public Replication onTaskManager(ReadableConfig taskManagerConfig) {
+            int[] ports =
+                    taskManagerConfig
+                            .getOptional(RhinoOptions.REPLICATION_PORT)
+                            .map(Replication::ports)
+                            .orElse(new int[] {firstPort, lastPort});
+            return new Replication(
+                    enabled,
+                    factor,
+                    taskManagerConfig
+                            .getOptional(RhinoOptions.REPLICATION_BIND_HOST)
+                            .orElse(bindHost),
+                    ports[0],
+                    ports[1],
+                    taskManagerConfig.getOptional(RhinoOptions.REPLICATION_DIR).orElse(directory),
+                    secret,
+                    timeout);
+        }
+
+        /** A port, a range such as 50100-50200, or 0: {first, last}. */
+        private static int[] ports(String value) {
+            String ports = value.trim();
             int first;
             int last;
             try {
@@ -115,17 +155,7 @@ public record RhinoRuntimeSettings(
                 throw invalid(
                         RhinoOptions.REPLICATION_PORT, ports, "within 0..65535, first <= last");
             }
-            Duration timeout = config.get(RhinoOptions.REPLICATION_TIMEOUT);
-            requirePositive(RhinoOptions.REPLICATION_TIMEOUT.key(), timeout);
-            return new Replication(
-                    mode.equals("peers"),
-                    factor,
-                    config.getOptional(RhinoOptions.REPLICATION_BIND_HOST).orElse(null),
-                    first,
-                    last,
-                    config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
-                    config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
-                    timeout);
+            return new int[] {first, last};
         }
 
         @Override

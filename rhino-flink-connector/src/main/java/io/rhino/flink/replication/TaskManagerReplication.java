@@ -49,6 +49,8 @@ public final class TaskManagerReplication {
      *
      * @param taskManager the TaskManager's name
      * @param job the job of the gate acquiring it
+     * @param settings the job's settings, already {@linkplain
+     *     RhinoRuntimeSettings.Replication#onTaskManager overridden} by the TaskManager's own
      * @param defaultHost its own address, used unless {@code rhino.replication.bind-host} is set
      * @param defaultDirectory where replicas go unless {@code rhino.replication.dir} is set
      */

@@ -198,7 +198,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                     TaskManagerReplication.acquire(
                             taskManager,
                             env.getJobID().toString(),
-                            replication,
+                            replication.onTaskManager(env.getTaskManagerInfo().getConfiguration()),
                             env.getTaskManagerInfo().getTaskManagerExternalAddress(),
                             Path.of(
                                     env.getTaskManagerInfo().getTmpDirectories()[0],

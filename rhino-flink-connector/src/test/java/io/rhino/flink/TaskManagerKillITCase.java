@@ -1,0 +1,308 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.cluster.ProcessCluster;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.SkewedEvents;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.serialization.SimpleStringEncoder;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A TaskManager process dies with {@code kill -9} under a Rhino job replicating its vnodes between
+ * three TaskManager processes, each on its own address and with its own replica disk. Moves between
+ * processes go over Rhino's REST API and the replication protocol's sockets, before and after the
+ * crash. The job's exactly-once file output equals plain Flink's, and after the recovery every
+ * vnode's checkpoint is again held by exactly one surviving TaskManager.
+ */
+class TaskManagerKillITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagerKillITCase.class);
+
+    private static final String NAME = "counts";
+    private static final int TASK_MANAGERS = 3;
+    private static final int PARALLELISM = 3;
+    private static final int VNODES = 12;
+    private static final int KEYS = 2_000;
+    private static final long EVENTS = 90_000;
+    private static final double EVENTS_PER_SECOND = 3_000;
+
+    @TempDir Path directory;
+
+    @Test
+    @Timeout(420)
+    void aKilledTaskManagersVnodesRecoverAndReplicateAgainOnTheSurvivors() throws Exception {
+        Configuration common = new Configuration();
+        common.setString("taskmanager.numberOfTaskSlots", "2");
+        // one gate per TaskManager, so that a crash takes one subtask's vnodes with it
+        common.setString("taskmanager.load-balance.mode", "SLOTS");
+        try (ProcessCluster cluster =
+                ProcessCluster.start(
+                        directory.resolve("cluster"),
+                        TASK_MANAGERS,
+                        common,
+                        (index, config) ->
+                                config.set(
+                                        RhinoOptions.REPLICATION_DIR,
+                                        replicaDirectory(index).toString()))) {
+            int restPort = freePort();
+            Path output = directory.resolve("output");
+            JobClient job = submit(cluster, restPort, output);
+            String jobId = job.getJobID().toString();
+            RestCalls rhino = new RestCalls("http://127.0.0.1:" + restPort + "/rhino/v1", null);
+            String operatorPath = "/jobs/" + jobId + "/operators/" + NAME;
+            Random random = new Random(20261124);
+
+            awaitRunning(rhino, operatorPath, -1);
+            moveBetweenTaskManagers(rhino, operatorPath, random, 3, "before");
+            cluster.checkpoint(jobId, Duration.ofSeconds(60));
+            long beforeCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
+            assertEveryVnodeHeldOnce(jobId, beforeCrash, -1);
+
+            int victim =
+                    taskManagerOf(
+                            rhino.get(operatorPath).json().at("/vnodes/0/taskmanager").asText());
+            long killed = System.nanoTime();
+            cluster.kill(victim);
+            awaitRunning(rhino, operatorPath, victim);
+            LOG.info(
+                    "TaskManager {} killed; operator running on the survivors after {} ms",
+                    victim,
+                    (System.nanoTime() - killed) / 1_000_000);
+            assertThat(
+                            cluster.get("/jobs/" + jobId + "/checkpoints")
+                                    .at("/latest/restored/id")
+                                    .asLong())
+                    .as("checkpoint the job restored after the crash")
+                    .isEqualTo(beforeCrash);
+            cluster.checkpoint(jobId, Duration.ofSeconds(90));
+            long afterCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
+            assertEveryVnodeHeldOnce(jobId, afterCrash, victim);
+            moveBetweenTaskManagers(rhino, operatorPath, random, 3, "after");
+
+            job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
+            assertThat(cluster.isAlive(victim)).isFalse();
+            // The file sink commits on checkpoints: across the crash every record is in the
+            // output exactly once, so the lines equal plain Flink's, duplicates included.
+            assertThat(Multisets.counts(linesUnder(output)))
+                    .as("committed output lines with moves and a TaskManager crash vs plain Flink")
+                    .isEqualTo(
+                            Multisets.counts(
+                                    SkewedCountsJob.plainFlink(
+                                            "tm-kill-" + UUID.randomUUID(),
+                                            EVENTS,
+                                            PARALLELISM,
+                                            KEYS,
+                                            new ShapeFunctions.CountPerKey())));
+        }
+    }
+
+    private JobClient submit(ProcessCluster cluster, int restPort, Path output) throws Exception {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, directory.resolve("checkpoints"), Duration.ofMinutes(10));
+        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tm-kill-it");
+        // while a lost TaskManager's slots still look free, restarts may fail more than once
+        RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
+        config.set(RhinoOptions.REST_PORT, restPort);
+        StreamExecutionEnvironment env = cluster.environment(config);
+        env.setParallelism(PARALLELISM);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(
+                                env,
+                                EVENTS,
+                                KEYS,
+                                RateLimiterStrategy.perSecond(EVENTS_PER_SECOND)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(
+                        FileSink.forRowFormat(
+                                        new org.apache.flink.core.fs.Path(output.toUri()),
+                                        new SimpleStringEncoder<String>())
+                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
+                                .build());
+        return env.executeAsync("tm-kill");
+    }
+
+    /**
+     * Waits until the operator runs with every vnode on a TaskManager other than {@code lost} (-1:
+     * any), after it was seen otherwise if {@code lost} is set.
+     */
+    private static void awaitRunning(RestCalls rhino, String operatorPath, int lost)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            RestCalls.Reply reply = rhino.get(operatorPath);
+            last = reply.status() + " " + reply.text();
+            if (reply.status() == 200 && reply.json().path("state").asText().equals("RUNNING")) {
+                boolean survivorsOnly = true;
+                for (JsonNode vnode : reply.json().get("vnodes")) {
+                    survivorsOnly &= taskManagerOf(vnode.get("taskmanager").asText()) != lost;
+                }
+                if (survivorsOnly) {
+                    return;
+                }
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("Operator not running on the survivors of " + lost + ": " + last);
+    }
+
+    /** Moves random vnodes to subtasks on other TaskManagers than their owners', over REST. */
+    private static void moveBetweenTaskManagers(
+            RestCalls rhino, String operatorPath, Random random, int moves, String phase)
+            throws Exception {
+        for (int move = 0; move < moves; move++) {
+            JsonNode operator = rhino.get(operatorPath).json();
+            Map<Integer, String> taskManagerBySubtask = new HashMap<>();
+            for (JsonNode vnode : operator.get("vnodes")) {
+                taskManagerBySubtask.put(
+                        vnode.get("owner").asInt(), vnode.get("taskmanager").asText());
+            }
+            int vnode = random.nextInt(VNODES);
+            JsonNode moved = operator.get("vnodes").get(vnode);
+            List<Integer> targets = new ArrayList<>();
+            taskManagerBySubtask.forEach(
+                    (subtask, taskManager) -> {
+                        if (!taskManager.equals(moved.get("taskmanager").asText())) {
+                            targets.add(subtask);
+                        }
+                    });
+            assertThat(targets)
+                    .as("subtasks on other TaskManagers than vnode %d's", vnode)
+                    .isNotEmpty();
+            int target = targets.get(random.nextInt(targets.size()));
+            String requestId = phase + "-" + move;
+            RestCalls.Reply accepted =
+                    rhino.post(
+                            operatorPath + "/handovers",
+                            "{\"request-id\": \""
+                                    + requestId
+                                    + "\", \"moves\": [{\"vnode\": "
+                                    + vnode
+                                    + ", \"to\": "
+                                    + target
+                                    + "}]}");
+            assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+            JsonNode status =
+                    rhino.awaitEnd(
+                            operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
+            assertThat(status.at("/status/id").asText())
+                    .as(
+                            "move of vnode %d to subtask %d %s the crash: %s",
+                            vnode, target, phase, status)
+                    .isEqualTo("COMPLETED");
+        }
+    }
+
+    /** Every vnode's listing of {@code checkpoint} is on exactly one live TaskManager's disk. */
+    private void assertEveryVnodeHeldOnce(String jobId, long checkpoint, int lost)
+            throws IOException {
+        String prefix = PeerVnodeReplication.operatorPrefix(jobId, NAME);
+        for (int vnode = 0; vnode < VNODES; vnode++) {
+            String listing =
+                    ReplicaListing.path(ReplicaListing.vnodeDirectory(prefix, vnode), checkpoint);
+            int holders = 0;
+            for (int index = 0; index < TASK_MANAGERS; index++) {
+                if (index != lost && holds(replicaDirectory(index), listing)) {
+                    holders++;
+                }
+            }
+            assertThat(holders)
+                    .as("live TaskManagers holding vnode %d as of checkpoint %d", vnode, checkpoint)
+                    .isEqualTo(1);
+        }
+    }
+
+    private static boolean holds(Path replicaDirectory, String listing) throws IOException {
+        if (!Files.isDirectory(replicaDirectory)) {
+            return false;
+        }
+        // one store per TaskManager that ran there, named after it
+        try (Stream<Path> stores = Files.list(replicaDirectory)) {
+            return stores.anyMatch(store -> Files.isRegularFile(store.resolve(listing)));
+        }
+    }
+
+    private Path replicaDirectory(int taskManager) {
+        return directory.resolve("replicas-" + taskManager);
+    }
+
+    /** The index of the TaskManager named {@code <address>:<io directory>}. */
+    private static int taskManagerOf(String name) {
+        String address = name.substring(0, name.indexOf(':'));
+        for (int index = 0; index < TASK_MANAGERS; index++) {
+            if (ProcessCluster.taskManagerHost(index).equals(address)) {
+                return index;
+            }
+        }
+        throw new AssertionError("TaskManager " + name + " is not one of the cluster's");
+    }
+
+    /** Lines of the committed part files; in-progress and pending files start with a dot. */
+    private static List<String> linesUnder(Path output) throws IOException {
+        List<String> lines = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(output)) {
+            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                if (!file.getFileName().toString().startsWith(".")) {
+                    lines.addAll(Files.readAllLines(file));
+                }
+            }
+        }
+        return lines;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -82,6 +82,7 @@ class TaskManagerKillITCase {
         common.setString("taskmanager.numberOfTaskSlots", "2");
         // one gate per TaskManager, so that a crash takes one subtask's vnodes with it
         common.setString("taskmanager.load-balance.mode", "SLOTS");
+        common.setString("metrics.fetcher.update-interval", "1000");
         try (ProcessCluster cluster =
                 ProcessCluster.start(
                         directory.resolve("cluster"),
@@ -103,11 +104,17 @@ class TaskManagerKillITCase {
             moveBetweenTaskManagers(rhino, operatorPath, random, 3, "before");
             cluster.checkpoint(jobId, Duration.ofSeconds(60));
             long beforeCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
-            assertEveryVnodeHeldOnce(jobId, beforeCrash, -1);
+            // a chain of three on three TaskManagers: both others hold each vnode
+            assertEveryVnodeHeldBy(2, jobId, beforeCrash, -1);
 
-            int victim =
-                    taskManagerOf(
-                            rhino.get(operatorPath).json().at("/vnodes/0/taskmanager").asText());
+            JsonNode beforeKill = rhino.get(operatorPath).json();
+            int victim = taskManagerOf(beforeKill.at("/vnodes/0/taskmanager").asText());
+            int victimsVnodes = 0;
+            for (JsonNode vnode : beforeKill.get("vnodes")) {
+                if (taskManagerOf(vnode.get("taskmanager").asText()) == victim) {
+                    victimsVnodes++;
+                }
+            }
             long killed = System.nanoTime();
             cluster.kill(victim);
             awaitRunning(rhino, operatorPath, victim);
@@ -123,7 +130,9 @@ class TaskManagerKillITCase {
                     .isEqualTo(beforeCrash);
             cluster.checkpoint(jobId, Duration.ofSeconds(90));
             long afterCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
-            assertEveryVnodeHeldOnce(jobId, afterCrash, victim);
+            assertEveryVnodeHeldBy(1, jobId, afterCrash, victim);
+            // the victim's subtask restarted on a survivor, which holds a replica of its vnodes
+            awaitRestoredFromReplicas(cluster, jobId, victimsVnodes);
             moveBetweenTaskManagers(rhino, operatorPath, random, 3, "after");
 
             job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
@@ -148,6 +157,7 @@ class TaskManagerKillITCase {
         RhinoClusters.withCheckpoints(
                 config, directory.resolve("checkpoints"), Duration.ofMinutes(10));
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tm-kill-it");
+        config.set(RhinoOptions.REPLICATION_FACTOR, 3);
         // while a lost TaskManager's slots still look free, restarts may fail more than once
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
@@ -243,8 +253,10 @@ class TaskManagerKillITCase {
         }
     }
 
-    /** Every vnode's listing of {@code checkpoint} is on exactly one live TaskManager's disk. */
-    private void assertEveryVnodeHeldOnce(String jobId, long checkpoint, int lost)
+    /**
+     * Every vnode's listing of {@code checkpoint} is on {@code expected} live TaskManagers' disks.
+     */
+    private void assertEveryVnodeHeldBy(int expected, String jobId, long checkpoint, int lost)
             throws IOException {
         String prefix = PeerVnodeReplication.operatorPrefix(jobId, NAME);
         for (int vnode = 0; vnode < VNODES; vnode++) {
@@ -258,8 +270,49 @@ class TaskManagerKillITCase {
             }
             assertThat(holders)
                     .as("live TaskManagers holding vnode %d as of checkpoint %d", vnode, checkpoint)
-                    .isEqualTo(1);
+                    .isEqualTo(expected);
         }
+    }
+
+    /**
+     * Waits until the subtasks report at least {@code expected} vnodes restored from replicas, read
+     * from the operator metrics through Flink's REST API.
+     */
+    private static void awaitRestoredFromReplicas(
+            ProcessCluster cluster, String jobId, int expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long restored = 0;
+        while (System.nanoTime() < deadline) {
+            restored = 0;
+            for (JsonNode vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
+                String metrics =
+                        "/jobs/"
+                                + jobId
+                                + "/vertices/"
+                                + vertex.get("id").asText()
+                                + "/subtasks/metrics";
+                List<String> ids = new ArrayList<>();
+                for (JsonNode metric : cluster.get(metrics)) {
+                    if (metric.get("id").asText().endsWith(".rhinoVnodesRestoredFromReplicas")) {
+                        ids.add(metric.get("id").asText());
+                    }
+                }
+                if (!ids.isEmpty()) {
+                    for (JsonNode value :
+                            cluster.get(metrics + "?agg=sum&get=" + String.join(",", ids))) {
+                        restored += (long) value.get("sum").asDouble();
+                    }
+                }
+            }
+            if (restored >= expected) {
+                LOG.info("{} vnodes restored from replicas after the crash", restored);
+                return;
+            }
+            Thread.sleep(500);
+        }
+        assertThat(restored)
+                .as("vnodes restored from replicas after the crash (the victim owned %d)", expected)
+                .isGreaterThanOrEqualTo(expected);
     }
 
     private static boolean holds(Path replicaDirectory, String listing) throws IOException {

@@ -204,11 +204,25 @@ public final class ReplicationService implements AutoCloseable {
         return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
+    /**
+     * Runs {@code task} on the service's own thread after {@code delay}: a thread of the service,
+     * not one that would keep the class loader of the task scheduling it.
+     */
+    public io.netty.util.concurrent.ScheduledFuture<?> schedule(
+            Runnable task, java.time.Duration delay) {
+        return loop.schedule(task, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     @Override
     public void close() {
-        server.close().awaitUninterruptibly();
-        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
-        LOG.info("Replication service {} stopped", address);
+        closeAsync().awaitUninterruptibly();
+    }
+
+    /** Stops the service without waiting, so that its own thread may call it. */
+    public io.netty.util.concurrent.Future<?> closeAsync() {
+        server.close();
+        LOG.info("Replication service {} stopping", address);
+        return group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------ event loop only

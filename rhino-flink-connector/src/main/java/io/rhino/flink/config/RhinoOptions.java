@@ -265,5 +265,19 @@ public final class RhinoOptions {
                                     + " it the subtask declines that checkpoint (the job runs on,"
                                     + " the next checkpoint tries again).");
 
+    /** How long a TaskManager keeps a job's replicas once the job's last Rhino task there ended. */
+    public static final ConfigOption<Duration> REPLICATION_RETAIN_AFTER_TASKS =
+            ConfigOptions.key("rhino.replication.retain-after-tasks")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription(
+                            "How long a TaskManager keeps a job's replicas after the job's last"
+                                    + " Rhino task on it ended. A job restarting after a failure"
+                                    + " within this time restores its vnodes from the replicas on"
+                                    + " the TaskManagers its subtasks land on, instead of"
+                                    + " downloading them from the checkpoint storage; replicas of"
+                                    + " a job that does not come back are deleted then. 0 deletes"
+                                    + " them at once.");
+
     private RhinoOptions() {}
 }

@@ -84,7 +84,8 @@ public record RhinoRuntimeSettings(
             int lastPort,
             String directory,
             String secret,
-            Duration timeout)
+            Duration timeout,
+            Duration retainAfterTasks)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
@@ -101,6 +102,10 @@ public record RhinoRuntimeSettings(
             int[] ports = ports(config.get(RhinoOptions.REPLICATION_PORT));
             Duration timeout = config.get(RhinoOptions.REPLICATION_TIMEOUT);
             requirePositive(RhinoOptions.REPLICATION_TIMEOUT.key(), timeout);
+            Duration retain = config.get(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS);
+            if (retain.isNegative()) {
+                throw invalid(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, retain, ">= 0");
+            }
             return new Replication(
                     mode.equals("peers"),
                     factor,
@@ -109,7 +114,8 @@ public record RhinoRuntimeSettings(
                     ports[1],
                     config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
                     config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
-                    timeout);
+                    timeout,
+                    retain);
         }
 
         /**
@@ -133,7 +139,8 @@ public record RhinoRuntimeSettings(
                     ports[1],
                     taskManagerConfig.getOptional(RhinoOptions.REPLICATION_DIR).orElse(directory),
                     secret,
-                    timeout);
+                    timeout,
+                    retainAfterTasks);
         }
 
         /** A port, a range such as 50100-50200, or 0: {first, last}. */
@@ -176,6 +183,8 @@ public record RhinoRuntimeSettings(
                     + (secret == null ? "(none)" : "(set)")
                     + ", timeout="
                     + timeout
+                    + ", retainAfterTasks="
+                    + retainAfterTasks
                     + "]";
         }
     }

@@ -17,26 +17,42 @@ package io.rhino.flink.replication;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
+import io.rhino.replication.store.ReplicaStore;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Future;
+import org.apache.flink.runtime.execution.Environment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The replication service of each TaskManager, started by the first Rhino gate that runs there and
- * stopped with the last. Keyed by TaskManager, so the TaskManagers of one JVM (a MiniCluster) act
- * as separate peers with their own ports and replica directories.
+ * stopped when no gate has used it for a while. Keyed by TaskManager, so the TaskManagers of one
+ * JVM (a MiniCluster) act as separate peers with their own ports and replica directories.
+ *
+ * <p>A job's replicas outlive its tasks on the TaskManager for {@code
+ * rhino.replication.retain-after-tasks}: a job restarting after a failure cancels all its tasks
+ * first, and its new tasks restore their vnodes from these replicas.
  */
 public final class TaskManagerReplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerReplication.class);
 
-    /** A started service, and how many gates of each job on this TaskManager use it. */
-    private record Running(ReplicationService service, Map<String, Integer> usersByJob) {
-        int users() {
-            return usersByJob.values().stream().mapToInt(Integer::intValue).sum();
+    /**
+     * A started service, how many gates of each job on this TaskManager use it, and the pending
+     * deletions of the replicas of jobs without gates here.
+     */
+    private record Running(
+            ReplicationService service,
+            Map<String, Integer> usersByJob,
+            Map<String, Future<?>> deletionsByJob) {
+        boolean idle() {
+            return usersByJob.isEmpty() && deletionsByJob.isEmpty();
         }
     }
 
@@ -82,35 +98,97 @@ public final class TaskManagerReplication {
                                     settings.timeout()));
             service.store().listen(new VnodeReplicaCollector(service.store()));
             LOG.info("TaskManager {} replicates through {}", taskManager, service.address());
-            running = new Running(service, new HashMap<>());
+            running = new Running(service, new HashMap<>(), new HashMap<>());
             BY_TASK_MANAGER.put(taskManager, running);
+        }
+        Future<?> deletion = running.deletionsByJob().remove(job);
+        if (deletion != null) {
+            deletion.cancel(false);
+            LOG.info("Job {} runs again on TaskManager {}: its replicas stay", job, taskManager);
         }
         running.usersByJob().merge(job, 1, Integer::sum);
         return running.service();
     }
 
     /**
-     * A gate that acquired the service ended. The last gate of a job on this TaskManager drops the
-     * replicas it holds of that job (other TaskManagers still running the job send them again when
-     * they find them missing); the last gate of all stops the service.
+     * Names a task's TaskManager: its address plus its I/O directory, which every TaskManager
+     * creates for itself ({@code flink-io-<uuid>}), so TaskManagers sharing a host (a MiniCluster,
+     * or several on one machine) get distinct names.
      */
-    public static synchronized void release(String taskManager, String job) {
+    public static String taskManagerName(Environment env) {
+        File[] ioDirectories = env.getIOManager().getSpillingDirectories();
+        return env.getTaskManagerInfo().getTaskManagerExternalAddress()
+                + ":"
+                + (ioDirectories.length > 0
+                        ? ioDirectories[0].getName()
+                        : env.getTaskManagerInfo().getTmpWorkingDirectory().getName());
+    }
+
+    /**
+     * This TaskManager's replica store while its service runs (a gate uses it, or a job's replicas
+     * are retained after its tasks ended), for restoring vnodes from it.
+     */
+    public static synchronized Optional<ReplicaStore> storeOf(String taskManager) {
+        return Optional.ofNullable(BY_TASK_MANAGER.get(taskManager))
+                .map(running -> running.service().store());
+    }
+
+    /**
+     * A gate that acquired the service ended. Once the last gate of a job on this TaskManager
+     * ended, the job's replicas here are deleted after {@code retain} (other TaskManagers still
+     * running the job send them again when they find them missing), unless a gate of the job
+     * acquires the service again before. The service stops once no gate uses it and no replicas
+     * wait for deletion.
+     */
+    public static synchronized void release(String taskManager, String job, Duration retain) {
         Running running = BY_TASK_MANAGER.get(taskManager);
         if (running == null || !running.usersByJob().containsKey(job)) {
             return;
         }
-        if (running.usersByJob().merge(job, -1, Integer::sum) <= 0) {
-            running.usersByJob().remove(job);
-            String directory = PeerVnodeReplication.segment(job);
-            try {
-                running.service().store().deleteTree(directory);
-            } catch (IOException e) {
-                LOG.warn("Could not delete the replicas of job {}: {}", job, e.toString());
-            }
+        if (running.usersByJob().merge(job, -1, Integer::sum) > 0) {
+            return;
         }
-        if (running.users() == 0) {
+        running.usersByJob().remove(job);
+        if (retain.isZero()) {
+            deleteReplicas(running, job);
+        } else {
+            running.deletionsByJob()
+                    .put(
+                            job,
+                            running.service()
+                                    .schedule(
+                                            () -> retentionEnded(taskManager, running, job),
+                                            retain));
+        }
+        if (running.idle()) {
             BY_TASK_MANAGER.remove(taskManager);
             running.service().close();
+        }
+    }
+
+    private static synchronized void retentionEnded(
+            String taskManager, Running running, String job) {
+        if (BY_TASK_MANAGER.get(taskManager) != running
+                || running.deletionsByJob().remove(job) == null) {
+            return; // the job came back, or the service stopped
+        }
+        LOG.info(
+                "No task of job {} ran on TaskManager {} for the retention time: deleting its"
+                        + " replicas",
+                job,
+                taskManager);
+        deleteReplicas(running, job);
+        if (running.idle()) {
+            BY_TASK_MANAGER.remove(taskManager);
+            running.service().closeAsync(); // this is the service's own thread
+        }
+    }
+
+    private static void deleteReplicas(Running running, String job) {
+        try {
+            running.service().store().deleteTree(PeerVnodeReplication.segment(job));
+        } catch (IOException e) {
+            LOG.warn("Could not delete the replicas of job {}: {}", job, e.toString());
         }
     }
 }

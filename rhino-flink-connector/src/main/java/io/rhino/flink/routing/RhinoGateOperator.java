@@ -34,7 +34,6 @@ import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.handover.ShippedVnode;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
-import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,6 +99,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final RhinoRuntimeSettings.Replication replication;
     private transient ReplicationService replicationService;
     private transient String replicationTaskManager;
+    // a gate that finished its input never restarts: its job's replicas need no retention
+    private transient boolean finished;
     // what moves vnodes: the configured transfer, or over replication when that is on
     private transient StateTransfer transfer;
     private transient volatile Map<Integer, String> replicationServiceBySubtask;
@@ -189,7 +190,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         lastReplicatedCheckpoint = -1;
         getMetricGroup().gauge("rhinoLastReplicatedCheckpoint", () -> lastReplicatedCheckpoint);
         Environment env = getContainingTask().getEnvironment();
-        String taskManager = taskManagerName(env);
+        String taskManager = TaskManagerReplication.taskManagerName(env);
         String replicationAddress = null;
         transfer = stateTransfer;
         replicationServiceBySubtask = Map.of();
@@ -233,20 +234,6 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     /**
-     * Names this task's TaskManager: its address plus its I/O directory, which every TaskManager
-     * creates for itself ({@code flink-io-<uuid>}), so TaskManagers sharing a host (a MiniCluster,
-     * or several on one machine) get distinct names.
-     */
-    private static String taskManagerName(Environment env) {
-        File[] ioDirectories = env.getIOManager().getSpillingDirectories();
-        return env.getTaskManagerInfo().getTaskManagerExternalAddress()
-                + ":"
-                + (ioDirectories.length > 0
-                        ? ioDirectories[0].getName()
-                        : env.getTaskManagerInfo().getTmpWorkingDirectory().getName());
-    }
-
-    /**
      * Every router's output ended, possibly while this subtask still waits for the state of
      * incoming vnodes (their records and the final watermark wait here): wait for the installs,
      * serving the mailbox, before the keyed operator finishes. Flink holds no coordinator event
@@ -274,6 +261,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             }
         }
         super.finish();
+        finished = true;
     }
 
     @Override
@@ -282,7 +270,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             RhinoTaskRegistry.backendOf(task).ifPresent(b -> b.replicateWith(null));
             TaskManagerReplication.release(
                     replicationTaskManager,
-                    getContainingTask().getEnvironment().getJobID().toString());
+                    getContainingTask().getEnvironment().getJobID().toString(),
+                    finished ? java.time.Duration.ZERO : replication.retainAfterTasks());
             replicationTaskManager = null;
         }
         RhinoTaskRegistry.unregisterGate(task);

@@ -17,6 +17,9 @@ package io.rhino.flink.state;
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaRestore;
+import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.UnsupportedJobShapeException;
 import java.util.Collection;
@@ -231,8 +234,17 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                     backend.installVnode(vnode, List.of());
                 }
             } else {
-                for (Map.Entry<Integer, List<KeyedStateHandle>> entry : restored.entrySet()) {
-                    backend.installVnode(entry.getKey(), entry.getValue());
+                try (ReplicaRestore replicas = replicaRestore(env, spec)) {
+                    for (Map.Entry<Integer, List<KeyedStateHandle>> entry : restored.entrySet()) {
+                        backend.installVnode(
+                                entry.getKey(),
+                                replicas == null
+                                        ? entry.getValue()
+                                        : replicas.handlesFor(entry.getKey(), entry.getValue()));
+                    }
+                    if (replicas != null) {
+                        restoredFromReplicas(parameters, replicas);
+                    }
                 }
                 files.registerRestored(restored.values().stream().flatMap(List::stream).toList());
             }
@@ -244,6 +256,35 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         RhinoTaskRegistry.registerBackend(env.getExecutionId(), backend);
         warnIfCrowded(spec, backend.ownedVnodes().length, parameters.getOperatorIdentifier());
         return backend;
+    }
+
+    /**
+     * Restores from this TaskManager's replicas, if it keeps any (its replication service runs,
+     * e.g. retaining the replicas of this job's tasks before a failover); null otherwise.
+     */
+    private static ReplicaRestore replicaRestore(Environment env, RhinoOperatorSpec spec) {
+        return TaskManagerReplication.storeOf(TaskManagerReplication.taskManagerName(env))
+                .map(
+                        store ->
+                                ReplicaRestore.from(
+                                        store,
+                                        PeerVnodeReplication.operatorPrefix(
+                                                env.getJobID().toString(), spec.name()),
+                                        new java.io.File(
+                                                        env.getTaskManagerInfo()
+                                                                .getTmpWorkingDirectory(),
+                                                        "rhino-transfer")
+                                                .toPath()))
+                .orElse(null);
+    }
+
+    /** Restore figures of this subtask, as gauges of its keyed operator. */
+    private static void restoredFromReplicas(
+            KeyedStateBackendParameters<?> parameters, ReplicaRestore replicas) {
+        int vnodes = replicas.restoredVnodes();
+        long bytes = replicas.linkedBytes();
+        parameters.getMetricGroup().gauge("rhinoVnodesRestoredFromReplicas", () -> vnodes);
+        parameters.getMetricGroup().gauge("rhinoBytesRestoredFromReplicas", () -> bytes);
     }
 
     private void logHeapTimersOverrideOnce() {

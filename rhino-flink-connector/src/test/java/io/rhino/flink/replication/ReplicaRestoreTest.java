@@ -1,0 +1,179 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.replication.store.ReplicaStore;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * When a vnode restores from a replica on a real store, and when it falls back to Flink's handle.
+ */
+class ReplicaRestoreTest {
+
+    private static final String PREFIX = "job/op";
+    private static final String VNODE = PREFIX + "/vnode-3";
+    private static final long CHECKPOINT = 7;
+
+    @TempDir Path root;
+    @TempDir Path scratch;
+    @TempDir Path work;
+    private ReplicaStore store;
+
+    @BeforeEach
+    void openStore() throws Exception {
+        store = new ReplicaStore(root);
+    }
+
+    @Test
+    void aWholeReplicaOfTheRestoredCheckpointIsLinkedIntoALocalHandleWithFlinksIdentity()
+            throws Exception {
+        storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "eleven"));
+        IncrementalRemoteKeyedStateHandle remote =
+                flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L));
+
+        try (ReplicaRestore restore = ReplicaRestore.from(store, PREFIX, work)) {
+            List<KeyedStateHandle> handles = restore.handlesFor(3, List.of(remote));
+
+            assertThat(handles)
+                    .hasSize(1)
+                    .first()
+                    .isInstanceOf(IncrementalLocalKeyedStateHandle.class);
+            IncrementalLocalKeyedStateHandle local =
+                    (IncrementalLocalKeyedStateHandle) handles.get(0);
+            assertThat(local.getBackendIdentifier()).isEqualTo(remote.getBackendIdentifier());
+            assertThat(local.getCheckpointId()).isEqualTo(CHECKPOINT);
+            assertThat(local.getSharedStateHandles()).isEqualTo(remote.getSharedState());
+            assertThat(local.getMetaDataStateHandle()).isSameAs(remote.getMetaDataStateHandle());
+            Path db = Path.of(local.getDirectoryStateHandle().getDirectory().toUri());
+            assertThat(Files.readString(db.resolve("000011.sst"))).isEqualTo("eleven");
+            assertThat(Files.readString(db.resolve("MANIFEST-000005"))).isEqualTo("manifest");
+            assertThat(restore.restoredVnodes()).isEqualTo(1);
+            assertThat(restore.linkedBytes())
+                    .isEqualTo(3 + 6 + "manifest".length() + "current".length());
+
+            restore.close();
+            assertThat(db).doesNotExist();
+            assertThat(store.file(VNODE + "/i-a/000011.sst")).as("the replica stays").isPresent();
+        }
+    }
+
+    @Test
+    void withoutTheListingOfThatCheckpointFlinksHandleIsKept() throws Exception {
+        storeReplica(Map.of("i-a/000010.sst", "ten"));
+        IncrementalRemoteKeyedStateHandle other =
+                new IncrementalRemoteKeyedStateHandle(
+                        UUID.randomUUID(),
+                        KeyGroupRange.of(0, 9),
+                        CHECKPOINT + 1,
+                        shared(Map.of("000010.sst", 3L)),
+                        List.of(),
+                        metadata());
+
+        assertFallsBack(other);
+    }
+
+    @Test
+    void aReplicaMissingAListedFileIsNotUsed() throws Exception {
+        storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "eleven"));
+        store.delete(VNODE + "/i-a/000011.sst");
+
+        assertFallsBack(flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L)));
+    }
+
+    @Test
+    void anSstFileWhoseSizeDiffersFromFlinksCopyIsNotUsed() throws Exception {
+        storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "damaged"));
+
+        assertFallsBack(flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L)));
+    }
+
+    private void assertFallsBack(IncrementalRemoteKeyedStateHandle remote) {
+        try (ReplicaRestore restore = ReplicaRestore.from(store, PREFIX, work)) {
+            assertThat(restore.handlesFor(3, List.of(remote))).containsExactly(remote);
+            assertThat(restore.restoredVnodes()).isZero();
+        }
+    }
+
+    /** SST files (path in vnode → contents) plus MANIFEST and CURRENT, then the listing. */
+    private void storeReplica(Map<String, String> sstFiles) throws Exception {
+        List<String> listed = new ArrayList<>();
+        for (Map.Entry<String, String> file : sstFiles.entrySet()) {
+            put(VNODE + "/" + file.getKey(), file.getValue());
+            listed.add(file.getKey());
+        }
+        String checkpointDirectory = "chk-" + CHECKPOINT;
+        put(VNODE + "/" + checkpointDirectory + "/MANIFEST-000005", "manifest");
+        put(VNODE + "/" + checkpointDirectory + "/CURRENT", "current");
+        listed.add(checkpointDirectory + "/MANIFEST-000005");
+        listed.add(checkpointDirectory + "/CURRENT");
+        Path listing = scratch.resolve("listing");
+        ReplicaListing.of(CHECKPOINT - 1, listed).write(listing);
+        put(ReplicaListing.path(VNODE, CHECKPOINT), Files.readString(listing));
+    }
+
+    private static IncrementalRemoteKeyedStateHandle flinkHandle(Map<String, Long> sstSizes) {
+        return new IncrementalRemoteKeyedStateHandle(
+                UUID.randomUUID(),
+                KeyGroupRange.of(0, 9),
+                CHECKPOINT,
+                shared(sstSizes),
+                List.of(),
+                metadata());
+    }
+
+    private static List<HandleAndLocalPath> shared(Map<String, Long> sstSizes) {
+        List<HandleAndLocalPath> shared = new ArrayList<>();
+        sstSizes.forEach(
+                (name, size) ->
+                        shared.add(
+                                HandleAndLocalPath.of(
+                                        new ByteStreamStateHandle(name, new byte[size.intValue()]),
+                                        name)));
+        return shared;
+    }
+
+    private static ByteStreamStateHandle metadata() {
+        return new ByteStreamStateHandle("metadata", new byte[] {1, 2, 3});
+    }
+
+    private void put(String path, String contents) throws Exception {
+        byte[] bytes = contents.getBytes(StandardCharsets.UTF_8);
+        CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        ReplicaStore.Incoming incoming = store.create(path, 1);
+        incoming.write(ByteBuffer.wrap(bytes));
+        incoming.finish((int) crc.getValue());
+        incoming.commit((int) crc.getValue());
+    }
+}

@@ -30,6 +30,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.store.ReplicaStore;
+import io.rhino.replication.store.StoreLock;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -62,6 +63,7 @@ public final class ReplicationService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationService.class);
 
     private final ReplicationConfig config;
+    private final StoreLock storeLock;
     private final ReplicaStore store;
     private final Authentication authentication;
     private final EventLoopGroup group;
@@ -73,6 +75,7 @@ public final class ReplicationService implements AutoCloseable {
 
     private ReplicationService(ReplicationConfig config) throws IOException {
         this.config = config;
+        this.storeLock = StoreLock.acquire(config.storeDirectory());
         this.store = new ReplicaStore(config.storeDirectory());
         this.authentication = new Authentication(config.secret());
         this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("rhino-replication", true));
@@ -88,6 +91,7 @@ public final class ReplicationService implements AutoCloseable {
         }
         if (bound == null) {
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
+            storeLock.close();
             throw new IOException(
                     "Replication service cannot listen on "
                             + config.bindHost()
@@ -216,13 +220,31 @@ public final class ReplicationService implements AutoCloseable {
     @Override
     public void close() {
         closeAsync().awaitUninterruptibly();
+        try {
+            storeLock.close();
+        } catch (IOException e) {
+            LOG.warn("Could not release the lock of store {}: {}", store.root(), e.toString());
+        }
     }
 
     /** Stops the service without waiting, so that its own thread may call it. */
     public io.netty.util.concurrent.Future<?> closeAsync() {
         server.close();
         LOG.info("Replication service {} stopping", address);
-        return group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        io.netty.util.concurrent.Future<?> stopped =
+                group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        stopped.addListener(
+                done -> {
+                    try {
+                        storeLock.close();
+                    } catch (IOException e) {
+                        LOG.warn(
+                                "Could not release the lock of store {}: {}",
+                                store.root(),
+                                e.toString());
+                    }
+                });
+        return stopped;
     }
 
     // ------------------------------------------------------------------ event loop only

@@ -18,6 +18,7 @@ import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
+import io.rhino.replication.store.StoreLock;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -97,6 +98,8 @@ public final class TaskManagerReplication {
                                     settings.secret(),
                                     settings.timeout()));
             service.store().listen(new VnodeReplicaCollector(service.store()));
+            // a TaskManager that died here before this one left its store behind
+            StoreLock.removeAbandoned(root, service.store().root());
             LOG.info("TaskManager {} replicates through {}", taskManager, service.address());
             running = new Running(service, new HashMap<>(), new HashMap<>());
             BY_TASK_MANAGER.put(taskManager, running);

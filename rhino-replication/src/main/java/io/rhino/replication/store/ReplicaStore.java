@@ -86,7 +86,11 @@ public final class ReplicaStore {
 
     /** Deletes a directory of the store with everything in it (nothing if absent). */
     public void deleteTree(String relativePath) throws IOException {
-        Path directory = resolve(relativePath);
+        deleteDirectory(resolve(relativePath));
+    }
+
+    /** Deletes {@code directory} with everything in it (nothing if absent). */
+    static void deleteDirectory(Path directory) throws IOException {
         if (!Files.isDirectory(directory)) {
             return;
         }

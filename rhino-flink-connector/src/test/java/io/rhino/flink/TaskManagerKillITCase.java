@@ -28,8 +28,6 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -92,7 +90,7 @@ class TaskManagerKillITCase {
                                 config.set(
                                         RhinoOptions.REPLICATION_DIR,
                                         replicaDirectory(index).toString()))) {
-            int restPort = freePort();
+            int restPort = ProcessCluster.freePort();
             Path output = directory.resolve("output");
             JobClient job = submit(cluster, restPort, output);
             String jobId = job.getJobID().toString();
@@ -351,11 +349,5 @@ class TaskManagerKillITCase {
             }
         }
         return lines;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

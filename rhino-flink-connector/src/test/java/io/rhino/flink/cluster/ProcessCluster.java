@@ -331,7 +331,8 @@ public final class ProcessCluster implements AutoCloseable {
         return Arrays.stream(options.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
     }
 
-    private static int freePort() throws IOException {
+    /** A port free on the loopback address now, e.g. for a server of a job on this cluster. */
+    public static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }

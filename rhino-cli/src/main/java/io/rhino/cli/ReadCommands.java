@@ -21,7 +21,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-/** Commands that only read: jobs, operators, the status of a reconfiguration. */
+/** Commands that only read: jobs, operators, replication, the status of a reconfiguration. */
 final class ReadCommands {
 
     private ReadCommands() {}
@@ -90,6 +90,63 @@ final class ReadCommands {
                             vnode.get("state-bytes").asLong(),
                             vnode.path("taskmanager").asText("-"));
                 }
+            }
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "replication",
+            description =
+                    "Show an operator's checkpoint replication: each subtask's chain, last"
+                            + " replicated checkpoint, lag and bytes.")
+    static final class Replication implements Callable<Integer> {
+        @ParentCommand RhinoCli cli;
+
+        @Parameters(index = "0", paramLabel = "JOB", description = "The Flink job id.")
+        String job;
+
+        @Parameters(index = "1", paramLabel = "OPERATOR", description = "The Rhino stream's name.")
+        String operator;
+
+        @Override
+        public Integer call() {
+            JsonNode replication =
+                    cli.client()
+                            .get(
+                                    "/jobs/"
+                                            + RestClient.segment(job)
+                                            + "/operators/"
+                                            + RestClient.segment(operator)
+                                            + "/replication");
+            if (cli.json) {
+                cli.out.println(replication.toPrettyString());
+                return 0;
+            }
+            cli.out.printf(
+                    Locale.ROOT,
+                    "mode %s  factor %d%n",
+                    replication.path("mode").asText(),
+                    replication.path("factor").asInt());
+            cli.out.printf(
+                    Locale.ROOT,
+                    "  %-8s %-11s %-9s %-12s %-7s %s%n",
+                    "subtask",
+                    "checkpoint",
+                    "lag-ms",
+                    "bytes",
+                    "failed",
+                    "chain");
+            for (JsonNode subtask : replication.path("subtasks")) {
+                cli.out.printf(
+                        Locale.ROOT,
+                        "  %-8d %-11s %-9s %-12d %-7d %s%n",
+                        subtask.get("subtask").asInt(),
+                        subtask.path("last-replicated-checkpoint").asText("-"),
+                        subtask.path("lag-ms").asText("-"),
+                        subtask.path("bytes").asLong(),
+                        subtask.path("failed-rounds").asLong(),
+                        subtask.path("chain"));
             }
             return 0;
         }

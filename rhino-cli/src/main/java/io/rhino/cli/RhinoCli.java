@@ -35,6 +35,7 @@ import picocli.CommandLine.ScopeType;
         subcommands = {
             ReadCommands.Jobs.class,
             ReadCommands.Operators.class,
+            ReadCommands.Replication.class,
             ReadCommands.Status.class,
             ReconfigurationCommands.Move.class,
             ReconfigurationCommands.Rebalance.class,

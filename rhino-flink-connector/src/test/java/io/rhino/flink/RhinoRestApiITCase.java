@@ -292,14 +292,18 @@ class RhinoRestApiITCase {
         String url = "http://127.0.0.1:" + RhinoRestServer.address().orElseThrow().getPort();
         String jobId = job.getJobID().toString();
 
-        Cli listed = cli("--url", url, "--token", TOKEN, "operators", jobId);
+        CliRun listed = CliRun.of("--url", url, "--token", TOKEN, "operators", jobId);
         assertThat(listed.code()).as(listed.err()).isZero();
         assertThat(listed.out()).contains(NAME).contains("parallelism 4").contains("records/s");
+        // no replication in this job: the command says so, with every subtask unreplicated
+        CliRun replication = CliRun.of("--url", url, "--token", TOKEN, "replication", jobId, NAME);
+        assertThat(replication.code()).as(replication.err()).isZero();
+        assertThat(replication.out()).contains("mode none").contains("[]");
 
         int owner = operator().at("/vnodes/2/owner").asInt();
         int target = (owner + 1) % PARALLELISM;
-        Cli moved =
-                cli(
+        CliRun moved =
+                CliRun.of(
                         "--url",
                         url,
                         "--token",
@@ -314,8 +318,8 @@ class RhinoRestApiITCase {
         assertThat(moved.out()).contains("COMPLETED");
         assertThat(operator().at("/vnodes/2/owner").asInt()).isEqualTo(target);
 
-        Cli rescaled =
-                cli(
+        CliRun rescaled =
+                CliRun.of(
                         "--url", url, "--token", TOKEN, "rescale", jobId, NAME, "3", "--wait",
                         "--json");
         assertThat(rescaled.code()).as(rescaled.out() + rescaled.err()).isZero();
@@ -323,23 +327,12 @@ class RhinoRestApiITCase {
         assertThat(operator().get("active-subtasks").asInt()).isEqualTo(3);
         rescaleTo(PARALLELISM, "cli-back");
 
-        Cli refused = cli("--url", url, "--token", TOKEN, "rescale", jobId, NAME, "9");
+        CliRun refused = CliRun.of("--url", url, "--token", TOKEN, "rescale", jobId, NAME, "9");
         assertThat(refused.code()).isEqualTo(3);
         assertThat(refused.err()).contains("HTTP 400").contains("1..4");
-        Cli unauthorized = cli("--url", url, "jobs");
+        CliRun unauthorized = CliRun.of("--url", url, "jobs");
         assertThat(unauthorized.code()).isEqualTo(3);
         assertThat(unauthorized.err()).contains("HTTP 401");
-    }
-
-    private record Cli(int code, String out, String err) {}
-
-    private static Cli cli(String... args) {
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        int code =
-                io.rhino.cli.RhinoCli.run(
-                        args, new java.io.PrintWriter(out), new java.io.PrintWriter(err));
-        return new Cli(code, out.toString(), err.toString());
     }
 
     @Test

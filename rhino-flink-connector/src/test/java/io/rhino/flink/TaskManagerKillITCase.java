@@ -33,9 +33,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -104,6 +106,11 @@ class TaskManagerKillITCase {
             long beforeCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
             // a chain of three on three TaskManagers: both others hold each vnode
             assertEveryVnodeHeldBy(2, jobId, beforeCrash, -1);
+            awaitReplicationReported(rhino, operatorPath, beforeCrash, 2);
+            CliRun cli =
+                    CliRun.of("--url", "http://127.0.0.1:" + restPort, "replication", jobId, NAME);
+            assertThat(cli.code()).as(cli.err()).isZero();
+            assertThat(cli.out()).contains("mode peers  factor 3").contains("127.0.0.");
 
             JsonNode beforeKill = rhino.get(operatorPath).json();
             int victim = taskManagerOf(beforeKill.at("/vnodes/0/taskmanager").asText());
@@ -129,6 +136,7 @@ class TaskManagerKillITCase {
             cluster.checkpoint(jobId, Duration.ofSeconds(90));
             long afterCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
             assertEveryVnodeHeldBy(1, jobId, afterCrash, victim);
+            awaitReplicationReported(rhino, operatorPath, afterCrash, 1);
             // the victim's subtask restarted on a survivor, which holds a replica of its vnodes
             awaitRestoredFromReplicas(cluster, jobId, victimsVnodes);
             moveBetweenTaskManagers(rhino, operatorPath, random, 3, "after");
@@ -249,6 +257,55 @@ class TaskManagerKillITCase {
                             vnode, target, phase, status)
                     .isEqualTo("COMPLETED");
         }
+    }
+
+    /**
+     * Waits until the REST API reports every subtask's replication at {@code checkpoint} or later,
+     * then checks what it says: a chain of {@code chainLength} other TaskManagers per subtask, and
+     * bytes sent by every subtask that owns vnodes.
+     */
+    private static void awaitReplicationReported(
+            RestCalls rhino, String operatorPath, long checkpoint, int chainLength)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        JsonNode replication = null;
+        while (System.nanoTime() < deadline) {
+            RestCalls.Reply reply = rhino.get(operatorPath + "/replication");
+            assertThat(reply.status()).as(reply.text()).isEqualTo(200);
+            replication = reply.json();
+            boolean reached = true;
+            for (JsonNode subtask : replication.get("subtasks")) {
+                reached &= subtask.path("last-replicated-checkpoint").asLong(-1) >= checkpoint;
+            }
+            if (reached) {
+                break;
+            }
+            Thread.sleep(250);
+        }
+        assertThat(replication.get("mode").asText()).isEqualTo("peers");
+        assertThat(replication.get("factor").asInt()).isEqualTo(TASK_MANAGERS);
+        Set<Integer> owners = new HashSet<>();
+        for (JsonNode vnode : rhino.get(operatorPath).json().get("vnodes")) {
+            owners.add(vnode.get("owner").asInt());
+        }
+        for (JsonNode subtask : replication.get("subtasks")) {
+            String what = "replication of subtask " + subtask;
+            assertThat(subtask.path("last-replicated-checkpoint").asLong(-1))
+                    .as(what)
+                    .isGreaterThanOrEqualTo(checkpoint);
+            assertThat(subtask.get("lag-ms").asLong()).as(what).isNotNegative();
+            List<String> chain = new ArrayList<>();
+            subtask.get("chain").forEach(member -> chain.add(member.asText()));
+            assertThat(chain)
+                    .as(what)
+                    .hasSize(chainLength)
+                    .doesNotHaveDuplicates()
+                    .doesNotContain(subtask.get("taskmanager").asText());
+            if (owners.contains(subtask.get("subtask").asInt())) {
+                assertThat(subtask.get("bytes").asLong()).as(what).isPositive();
+            }
+        }
+        LOG.info("Replication reported over REST: {}", replication);
     }
 
     /**

@@ -14,11 +14,16 @@
 
 package io.rhino.flink.coordination;
 
+import io.rhino.flink.replication.ReplicationProgress;
 import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-/** Gate subtask → coordinator, periodically: the state size of each vnode it owns, in bytes. */
-public record GateLoadEvent(Map<Integer, Long> stateBytesByVnode) implements OperatorEvent {
+/**
+ * Gate subtask → coordinator, periodically: the state size of each vnode it owns, in bytes, and
+ * where its checkpoint replication stands (null without replication).
+ */
+public record GateLoadEvent(Map<Integer, Long> stateBytesByVnode, ReplicationProgress replication)
+        implements OperatorEvent {
 
     public GateLoadEvent {
         stateBytesByVnode = Map.copyOf(stateBytesByVnode);

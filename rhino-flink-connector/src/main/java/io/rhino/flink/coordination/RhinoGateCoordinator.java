@@ -113,7 +113,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     installed.replayedRecords());
             manager.onTargetInstalled(installed.handoverId(), subtask, installed.vnodes());
         } else if (event instanceof GateLoadEvent load) {
-            hub.gateLoad(load.stateBytesByVnode());
+            hub.gateLoad(subtask, load.stateBytesByVnode(), load.replication());
         } else if (event instanceof GateLocationEvent location) {
             hub.gateStarted(
                     subtask, attemptNumber, location.taskManager(), location.replicationAddress());

@@ -20,6 +20,8 @@ import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.reconfiguration.AutoBalancer;
 import io.rhino.flink.reconfiguration.OperatorView;
+import io.rhino.flink.reconfiguration.ReplicationView;
+import io.rhino.flink.replication.ReplicationProgress;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.handover.CommandNotDeliveredException;
 import io.rhino.handover.HandoverManager;
@@ -65,6 +67,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     private final Map<String, String> replicationAddressByTaskManager = new ConcurrentHashMap<>();
     // the replica chain (TaskManagers) of each gate subtask, as last sent
     private volatile Map<Integer, List<String>> replicaChains = Map.of();
+    private final Map<Integer, ReceivedProgress> replicationProgress = new ConcurrentHashMap<>();
     private volatile OperatorCoordinator.Context gateContext;
     private final int routerParallelism;
     private volatile boolean failingOver;
@@ -148,13 +151,21 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         }
     }
 
-    /** A gate's state sizes of the vnodes it owns. */
-    void gateLoad(Map<Integer, Long> stateBytesByVnode) {
+    /** A gate's state sizes of the vnodes it owns, and its replication progress. */
+    void gateLoad(
+            int subtask, Map<Integer, Long> stateBytesByVnode, ReplicationProgress replication) {
         VnodeLoads current = loads;
         if (current != null) {
             stateBytesByVnode.forEach(current::stateBytes);
         }
+        if (replication != null) {
+            replicationProgress.put(
+                    subtask, new ReceivedProgress(replication, System.currentTimeMillis()));
+        }
     }
+
+    /** A gate's report and when it arrived here (ages are aged by this JVM's clock only). */
+    private record ReceivedProgress(ReplicationProgress progress, long receivedAtMillis) {}
 
     /** The settings the operator's gate coordinator runs with, once it started. */
     Optional<RhinoRuntimeSettings> settings() {
@@ -285,6 +296,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     synchronized void gateGone(int subtask, int attempt, String reason) {
         gates.remove(subtask);
         gateTaskManagers.remove(subtask);
+        replicationProgress.remove(subtask);
         recovery.gateGone(subtask, attempt);
         suspend(reason);
     }
@@ -293,6 +305,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     synchronized void allGone(String reason) {
         recovery.allGone();
         gateTaskManagers.clear();
+        replicationProgress.clear();
         suspend(reason);
     }
 
@@ -389,6 +402,23 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                     new LinkedHashSet<>(chains.getOrDefault(table.ownerOf(vnode), List.of())));
         }
         return holders;
+    }
+
+    @Override
+    public ReplicationView replication() {
+        RhinoRuntimeSettings current = settings;
+        if (current == null || !current.replication().enabled()) {
+            return ReplicationView.NONE;
+        }
+        long now = System.currentTimeMillis();
+        Map<Integer, ReplicationProgress> progress = new TreeMap<>();
+        replicationProgress.forEach(
+                (subtask, received) ->
+                        progress.put(
+                                subtask,
+                                received.progress().agedBy(now - received.receivedAtMillis())));
+        return new ReplicationView(
+                "peers", current.replication().factor(), replicaChains, progress);
     }
 
     /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */

@@ -47,4 +47,9 @@ public interface OperatorView {
     default Map<Integer, Set<String>> replicaHolders() {
         return Map.of();
     }
+
+    /** How the operator's checkpoints are replicated, and how far each subtask got. */
+    default ReplicationView replication() {
+        return ReplicationView.NONE;
+    }
 }

@@ -62,10 +62,11 @@ public final class PeerVnodeReplication implements VnodeReplication {
     private final long timeoutMillis;
     private final Listener listener;
 
-    /** Told of every replicated checkpoint. */
-    @FunctionalInterface
+    /** Told of every replication round: replicated or failed. */
     public interface Listener {
-        void replicated(long checkpointId, long bytesSent);
+        void replicated(long checkpointId, long bytesSent, long roundMillis);
+
+        void failed(long checkpointId, Throwable cause);
     }
 
     /**
@@ -193,19 +194,24 @@ public final class PeerVnodeReplication implements VnodeReplication {
             }
             long started = System.nanoTime();
             long bytes = 0;
-            synchronized (rounds) {
-                for (int vnode : replicatedSst.keySet()) {
-                    if (!byVnode.containsKey(vnode)) {
-                        departedAt.putIfAbsent(vnode, checkpointId);
+            try {
+                synchronized (rounds) {
+                    for (int vnode : replicatedSst.keySet()) {
+                        if (!byVnode.containsKey(vnode)) {
+                            departedAt.putIfAbsent(vnode, checkpointId);
+                        }
                     }
+                    departedAt.keySet().removeAll(byVnode.keySet());
+                    for (Map.Entry<Integer, Path> vnode : byVnode.entrySet()) {
+                        bytes += replicateVnode(vnode.getKey(), vnode.getValue());
+                    }
+                    announceDepartures();
                 }
-                departedAt.keySet().removeAll(byVnode.keySet());
-                for (Map.Entry<Integer, Path> vnode : byVnode.entrySet()) {
-                    bytes += replicateVnode(vnode.getKey(), vnode.getValue());
-                }
-                announceDepartures();
+            } catch (Exception e) {
+                listener.failed(checkpointId, e);
+                throw e;
             }
-            listener.replicated(checkpointId, bytes);
+            listener.replicated(checkpointId, bytes, (System.nanoTime() - started) / 1_000_000);
             LOG.debug(
                     "Checkpoint {}: replicated {} bytes of vnodes {} to {} in {} ms",
                     checkpointId,

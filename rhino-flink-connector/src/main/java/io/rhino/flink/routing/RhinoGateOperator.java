@@ -27,6 +27,7 @@ import io.rhino.flink.coordination.TargetInstalledEvent;
 import io.rhino.flink.handover.StateTransfer;
 import io.rhino.flink.replication.PeerStateTransfer;
 import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicationProgressTracker;
 import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.state.RhinoStateBackendCheck;
 import io.rhino.flink.state.RhinoTaskRegistry;
@@ -106,8 +107,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private transient volatile Map<Integer, String> replicationServiceBySubtask;
     private transient volatile PeerVnodeReplication currentReplication;
     private transient Counter handoverBytesSent;
-    private transient Counter replicatedBytes;
-    private transient volatile long lastReplicatedCheckpoint;
+    private transient ReplicationProgressTracker replicationProgress;
     private final ExecutionAttemptID task;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
@@ -186,9 +186,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                         .map(b -> b.ownedVnodes().length)
                                         .orElse(0));
         handoverBytesSent = getMetricGroup().counter("rhinoHandoverBytesSent");
-        replicatedBytes = getMetricGroup().counter("rhinoReplicatedBytes");
-        lastReplicatedCheckpoint = -1;
-        getMetricGroup().gauge("rhinoLastReplicatedCheckpoint", () -> lastReplicatedCheckpoint);
+        replicationProgress = new ReplicationProgressTracker().register(getMetricGroup());
         Environment env = getContainingTask().getEnvironment();
         String taskManager = TaskManagerReplication.taskManagerName(env);
         String replicationAddress = null;
@@ -229,7 +227,12 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                             for (int vnode : backend.ownedVnodes()) {
                                 bytes.put(vnode, backend.stateBytes(vnode));
                             }
-                            coordinator.sendEventToCoordinator(new GateLoadEvent(bytes));
+                            coordinator.sendEventToCoordinator(
+                                    new GateLoadEvent(
+                                            bytes,
+                                            replicationService == null
+                                                    ? null
+                                                    : replicationProgress.snapshot()));
                         });
     }
 
@@ -517,6 +520,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         if (chain.isEmpty()) {
             currentReplication = null;
             backend.replicateWith(null);
+            replicationProgress.chainChanged(0);
             LOG.warn(
                     "{} gate {}: no other TaskManager to replicate to; checkpoints are not"
                             + " replicated",
@@ -535,10 +539,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                 .toPath()
                                 .resolve("replication-" + env.getExecutionId()),
                         replication.timeout().toMillis(),
-                        (checkpointId, bytes) -> {
-                            replicatedBytes.inc(bytes);
-                            lastReplicatedCheckpoint = checkpointId;
-                        });
+                        replicationProgress);
+        replicationProgress.chainChanged(peers.size());
         backend.replicateWith(currentReplication);
         LOG.info(
                 "{} gate {} replicates its vnode checkpoints to {}", spec.name(), subtask(), peers);

@@ -23,12 +23,15 @@ import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.Reconfigurer;
+import io.rhino.flink.reconfiguration.ReplicationView;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
+import io.rhino.flink.replication.ReplicationProgress;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import io.rhino.handover.HandoverStatus;
 import io.rhino.handover.operation.OperationStep;
 import io.rhino.handover.operation.Reconfiguration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -69,6 +72,44 @@ final class JsonViews {
             v.put("records-per-second", rates[vnode]);
             ArrayNode holders = v.putArray("replicas");
             replicas.getOrDefault(vnode, Set.of()).forEach(holders::add);
+        }
+        return node;
+    }
+
+    /** Each gate subtask's replication: chain, last replicated checkpoint, lag, bytes. */
+    static ObjectNode replication(OperatorView operator) {
+        ReplicationView replication = operator.replication();
+        Map<Integer, String> taskManagers = operator.taskManagerBySubtask();
+        ObjectNode node = MAPPER.createObjectNode();
+        node.put("mode", replication.mode());
+        node.put("factor", replication.factor());
+        ArrayNode subtasks = node.putArray("subtasks");
+        for (int subtask = 0; subtask < operator.parallelism(); subtask++) {
+            ObjectNode s = subtasks.addObject();
+            s.put("subtask", subtask);
+            s.put("taskmanager", taskManagers.get(subtask));
+            ArrayNode chain = s.putArray("chain");
+            replication.chains().getOrDefault(subtask, List.of()).forEach(chain::add);
+            ReplicationProgress progress = replication.progress().get(subtask);
+            boolean replicated = progress != null && progress.lastCheckpoint() >= 0;
+            if (replicated) {
+                s.put("last-replicated-checkpoint", progress.lastCheckpoint());
+                s.put("lag-ms", progress.ageMillis());
+                s.put("last-checkpoint-bytes", progress.lastCheckpointBytes());
+                s.put("last-round-ms", progress.lastRoundMillis());
+            } else {
+                s.putNull("last-replicated-checkpoint");
+                s.putNull("lag-ms");
+                s.putNull("last-checkpoint-bytes");
+                s.putNull("last-round-ms");
+            }
+            s.put("bytes", progress == null ? 0 : progress.totalBytes());
+            s.put("failed-rounds", progress == null ? 0 : progress.failedRounds());
+            if (progress != null && progress.lastFailure() != null) {
+                s.put("last-failure", progress.lastFailure());
+            } else {
+                s.putNull("last-failure");
+            }
         }
         return node;
     }

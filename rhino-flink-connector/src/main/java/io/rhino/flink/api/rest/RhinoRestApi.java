@@ -177,19 +177,7 @@ final class RhinoRestApi {
     }
 
     private RestResponse replication(RestRoutes.Call call) {
-        OperatorView operator = operatorOf(call);
-        ObjectNode body = MAPPER.createObjectNode();
-        body.put("mode", "none");
-        ArrayNode subtasks = body.putArray("subtasks");
-        for (int subtask = 0; subtask < operator.parallelism(); subtask++) {
-            ObjectNode node = subtasks.addObject();
-            node.put("subtask", subtask);
-            node.putNull("last-replicated-checkpoint");
-            node.putNull("lag-ms");
-            node.put("bytes", 0);
-            node.putArray("chain");
-        }
-        return ok(body);
+        return ok(JsonViews.replication(operatorOf(call)));
     }
 
     private RestResponse taskManagers(RestRoutes.Call call) {

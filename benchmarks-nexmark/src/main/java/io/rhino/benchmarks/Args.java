@@ -141,6 +141,22 @@ public final class Args {
         return value;
     }
 
+    /** A number greater than zero, such as {@code 0.5}. */
+    public double getPositiveDouble(String name) {
+        double value;
+        try {
+            value = Double.parseDouble(get(name).replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(
+                    "Flag --" + name + " needs a number, got '" + get(name) + "'.");
+        }
+        if (!(value > 0) || Double.isInfinite(value)) {
+            throw new IllegalArgumentException(
+                    "Flag --" + name + " must be greater than 0, got " + get(name) + ".");
+        }
+        return value;
+    }
+
     public boolean getBoolean(String name) {
         String value = get(name);
         if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {

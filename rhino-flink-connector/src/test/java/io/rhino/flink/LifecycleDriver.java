@@ -38,10 +38,10 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.util.ExceptionUtils;
 
 /**
- * Throws seeded random lifecycle operations at a running Rhino job: handovers, native savepoints,
- * task failures at the source or at the sink, and cancel + restore from the latest savepoint or
- * retained checkpoint. Counts what each operation did and keeps the history, for the failure
- * message.
+ * Throws seeded random lifecycle operations at a running Rhino job: handovers, savepoints (native
+ * or canonical), task failures at the source or at the sink, and cancel + restore from the latest
+ * savepoint or retained checkpoint. Counts what each operation did and keeps the history, for the
+ * failure message.
  */
 final class LifecycleDriver {
 
@@ -212,15 +212,13 @@ final class LifecycleDriver {
     }
 
     private String savepoint() throws Exception {
+        SavepointFormatType format =
+                random.nextBoolean() ? SavepointFormatType.NATIVE : SavepointFormatType.CANONICAL;
         try {
             latestSavepoint =
-                    cluster.triggerSavepoint(
-                                    job,
-                                    savepoints.toUri().toString(),
-                                    false,
-                                    SavepointFormatType.NATIVE)
+                    cluster.triggerSavepoint(job, savepoints.toUri().toString(), false, format)
                             .get(90, TimeUnit.SECONDS);
-            return "taken: " + latestSavepoint;
+            return "taken (" + format + "): " + latestSavepoint;
         } catch (ExecutionException e) {
             // e.g. while tasks restart or finish: Flink declines, the job goes on
             return "declined: " + e.getCause();

@@ -68,6 +68,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -87,13 +88,16 @@ class RhinoLifecycleITCase {
     @TempDir Path relocated;
 
     /**
-     * A native savepoint neither blocks handovers (Flink never notifies it as complete) nor loses
-     * its files to Rhino's checkpoint cleanup, and restores after it was moved elsewhere.
+     * A savepoint, native or canonical, neither blocks handovers (Flink never notifies it as
+     * complete) nor loses its files to Rhino's checkpoint cleanup, and restores after it was moved
+     * elsewhere.
      */
-    @Test
+    @ParameterizedTest
+    @EnumSource(SavepointFormatType.class)
     @Timeout(240)
     void savepointThenHandoverThenCheckpointsThenRestoreFromTheMovedSavepoint(
-            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+            SavepointFormatType format, @InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
         Map<String, String> reference =
                 Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, INPUT.unlimited(), 8));
 
@@ -106,11 +110,7 @@ class RhinoLifecycleITCase {
 
         String savepoint =
                 miniCluster
-                        .triggerSavepoint(
-                                firstId,
-                                savepoints.toUri().toString(),
-                                false,
-                                SavepointFormatType.NATIVE)
+                        .triggerSavepoint(firstId, savepoints.toUri().toString(), false, format)
                         .get(60, TimeUnit.SECONDS);
         HandoverResult moved =
                 manager.handover(moves(manager.routingTable(), 3)).get(30, TimeUnit.SECONDS);

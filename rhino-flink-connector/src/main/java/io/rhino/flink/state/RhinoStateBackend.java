@@ -198,7 +198,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         }
         VnodeLayout layout = spec.layout();
         Map<Integer, List<KeyedStateHandle>> restored =
-                VnodeRestore.read(parameters.getStateHandles(), spec, subtaskIndex, parallelism);
+                VnodeRestore.read(
+                        parameters.getStateHandles(),
+                        spec,
+                        subtaskIndex,
+                        parallelism,
+                        env.getUserCodeClassLoader().asClassLoader());
         VnodeFileRegistry files = new VnodeFileRegistry(retainedCheckpoints);
         // Flink closes the cancel registry of state initialisation once the operator runs; vnodes
         // installed later by handovers register their restore streams with the backend's own.
@@ -355,6 +360,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
 
     @Override
     public boolean supportsSavepointFormat(SavepointFormatType formatType) {
-        return formatType == SavepointFormatType.NATIVE;
+        // canonical: Flink's format over each subtask's vnodes (see CanonicalSavepoints)
+        return true;
     }
 }

@@ -71,6 +71,7 @@ public final class VnodeKeyedStateBackend<K>
     private final String operatorIdentifier;
     private final TypeSerializer<K> keySerializer;
     private final KeyGroupRange subtaskKeyGroups;
+    private final int subtaskIndex;
     private final VnodeLayout layout;
     private final VnodeKeyContext<K> keyContext;
     private final VnodeBackends<K> backends;
@@ -99,6 +100,7 @@ public final class VnodeKeyedStateBackend<K>
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
+        this.subtaskIndex = subtaskIndex;
         this.layout = layout;
         this.keyContext = new VnodeKeyContext<>(layout);
         this.backends = new VnodeBackends<>(layout.numVnodes());
@@ -453,11 +455,9 @@ public final class VnodeKeyedStateBackend<K>
 
     @Nonnull
     @Override
-    public SavepointResources<K> savepoint() {
-        throw new UnsupportedOperationException(
-                "Rhino keyed operators do not support canonical savepoints yet. Take a "
-                        + "savepoint in NATIVE format (e.g. 'flink savepoint --type native' or "
-                        + "'stop --type native'), or rely on retained checkpoints.");
+    public SavepointResources<K> savepoint() throws Exception {
+        return CanonicalSavepoints.prepare(
+                backends, disposal, layout, subtaskKeyGroups, subtaskIndex, keySerializer);
     }
 
     @Override

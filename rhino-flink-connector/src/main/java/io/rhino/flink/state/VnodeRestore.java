@@ -20,10 +20,14 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
-/** Reads the vnode manifests Flink hands a restoring subtask and checks they fit it. */
+/**
+ * Reads the vnode manifests (or the canonical savepoint) Flink hands a restoring subtask and checks
+ * they fit it.
+ */
 final class VnodeRestore {
 
     private VnodeRestore() {}
@@ -36,13 +40,24 @@ final class VnodeRestore {
             Collection<KeyedStateHandle> handles,
             RhinoOperatorSpec spec,
             int subtaskIndex,
-            int parallelism)
+            int parallelism,
+            ClassLoader userCodeClassLoader)
             throws IOException {
         if (handles == null || handles.isEmpty()) {
             return null;
         }
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         for (KeyedStateHandle handle : handles) {
+            if (CanonicalSavepoints.isCanonical(handle)) {
+                handlesByVnode.putAll(
+                        CanonicalSavepoints.restoreHandles(
+                                (KeyGroupsSavepointStateHandle) handle,
+                                spec.layout(),
+                                spec.name(),
+                                subtaskIndex,
+                                userCodeClassLoader));
+                continue;
+            }
             StreamStateHandle manifestHandle = SubtaskSnapshotHandle.manifestOf(handle);
             if (manifestHandle == null) {
                 throw new IOException(

@@ -127,6 +127,16 @@ class CanonicalSavepointTest {
         }
         assertThat(restoredTimers).containsExactlyInAnyOrderElementsOf(timers);
         assertThat(timers).isNotEmpty();
+
+        // the restored instances carry the (empty) ownership state: a second round still works
+        KeyedStateHandle again = canonicalSavepoint(restored, 6);
+        VnodeKeyedStateBackend<Long> twice = harness.create(0, List.of(again));
+        assertThat(twice.ownedVnodes()).isEqualTo(owned);
+        ValueState<Long> twiceState = valueState(twice);
+        for (Map.Entry<Long, Long> entry : values.entrySet()) {
+            twice.setCurrentKey(entry.getKey());
+            assertThat(twiceState.value()).as("key %d", entry.getKey()).isEqualTo(entry.getValue());
+        }
     }
 
     @Test

@@ -21,6 +21,7 @@ import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.protocol.ReplicationMessage;
 import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -64,6 +65,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     private final ReplicaStore store;
     private final Authentication authentication;
     private final Forwarder forwarder;
+    private final Pusher pusher;
     private final String self;
     private final Map<Long, Incoming> streams = new HashMap<>();
     private ChannelHandlerContext ctx;
@@ -71,10 +73,15 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     private String peer;
 
     ReceiverHandler(
-            ReplicaStore store, Authentication authentication, Forwarder forwarder, String self) {
+            ReplicaStore store,
+            Authentication authentication,
+            Forwarder forwarder,
+            Pusher pusher,
+            String self) {
         this.store = store;
         this.authentication = authentication;
         this.forwarder = forwarder;
+        this.pusher = pusher;
         this.self = self;
     }
 
@@ -98,6 +105,8 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             open(open);
         } else if (message instanceof ReplicationMessage.Chunk chunk) {
             chunk(chunk);
+        } else if (message instanceof ReplicationMessage.Fetch fetch) {
+            fetch(fetch);
         } else if (message instanceof ReplicationMessage.Fail fail) {
             Incoming incoming = streams.remove(fail.stream());
             if (incoming != null) {
@@ -176,6 +185,55 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         if (open.size() == 0) {
             finish(incoming);
         }
+    }
+
+    /**
+     * Sends the stored copy of a file to the fetching member's service, after checking the path,
+     * the reply address and the copy's checksum: a damaged replica is refused, never sent.
+     */
+    private void fetch(ReplicationMessage.Fetch fetch) {
+        long id = fetch.request();
+        if (streams.containsKey(id)) {
+            refuseConnection("reused stream id " + id + " for a fetch");
+            return;
+        }
+        Path file;
+        PeerAddress replyTo;
+        try {
+            replyTo = PeerAddress.parse(fetch.replyTo());
+            file =
+                    store.file(fetch.sourcePath())
+                            .orElseThrow(
+                                    () -> new IOException("no replica of " + fetch.sourcePath()));
+            if (!store.verify(fetch.sourcePath())) {
+                throw new IOException(
+                        "the replica of " + fetch.sourcePath() + " is damaged (checksum mismatch)");
+            }
+        } catch (IllegalArgumentException | IOException e) {
+            LOG.warn(
+                    "Refused to send '{}' to {} ({}): {}",
+                    fetch.sourcePath(),
+                    fetch.replyTo(),
+                    peer,
+                    e.getMessage());
+            ctx.writeAndFlush(
+                    new ReplicationMessage.Fail(id, "member " + self + ": " + e.getMessage()));
+            return;
+        }
+        pusher.push(file, fetch.targetPath(), replyTo)
+                .whenComplete(
+                        (ok, failure) ->
+                                ctx.writeAndFlush(
+                                        failure == null
+                                                ? new ReplicationMessage.Ack(id)
+                                                : new ReplicationMessage.Fail(
+                                                        id,
+                                                        "member "
+                                                                + self
+                                                                + " sending '"
+                                                                + fetch.sourcePath()
+                                                                + "': "
+                                                                + failure.getMessage())));
     }
 
     private void chunk(ReplicationMessage.Chunk chunk) {

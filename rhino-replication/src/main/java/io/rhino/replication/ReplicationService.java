@@ -201,6 +201,62 @@ public final class ReplicationService implements AutoCloseable {
                                         : failure));
     }
 
+    /**
+     * Fetches {@code holder}'s stored copy of {@code sourcePath} into this service's store as
+     * {@code targetPath}: the holder verifies its copy and sends it here like a replica, checked on
+     * arrival.
+     *
+     * @return completes once the file is stored here; fails with the holder's reason, or after the
+     *     configured timeout
+     */
+    public CompletableFuture<Void> fetch(PeerAddress holder, String sourcePath, String targetPath) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        try {
+            store.resolve(targetPath);
+        } catch (IllegalArgumentException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        long[] request = {-1};
+        SenderConnection[] via = {null};
+        loop.execute(
+                () ->
+                        connection(holder)
+                                .whenComplete(
+                                        (connection, failure) -> {
+                                            if (failure != null) {
+                                                result.completeExceptionally(failure);
+                                            } else if (!result.isDone()) {
+                                                via[0] = connection;
+                                                request[0] =
+                                                        connection.fetch(
+                                                                sourcePath,
+                                                                targetPath,
+                                                                address.toString(),
+                                                                result);
+                                            }
+                                        }));
+        ScheduledFuture<?> timeout =
+                loop.schedule(
+                        () -> {
+                            if (result.completeExceptionally(
+                                            new ReplicationException(
+                                                    "fetching '"
+                                                            + sourcePath
+                                                            + "' from "
+                                                            + holder
+                                                            + " timed out after "
+                                                            + config.timeout()))
+                                    && via[0] != null) {
+                                via[0].forgetFetch(request[0]);
+                            }
+                        },
+                        config.timeout().toMillis(),
+                        TimeUnit.MILLISECONDS);
+        result.whenComplete((ok, failure) -> timeout.cancel(false));
+        return result;
+    }
+
     /** Replicates several files along one chain; fails if any fails. */
     public CompletableFuture<Void> replicateAll(Map<String, Path> files, List<PeerAddress> chain) {
         List<CompletableFuture<Void>> all = new ArrayList<>();
@@ -343,6 +399,9 @@ public final class ReplicationService implements AutoCloseable {
                                                         store,
                                                         authentication,
                                                         forwarder,
+                                                        (file, target, to) ->
+                                                                replicate(
+                                                                        file, target, List.of(to)),
                                                         currentAddress()));
                             }
                         })

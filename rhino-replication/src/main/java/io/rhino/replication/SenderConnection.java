@@ -50,6 +50,8 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
     private final Authentication authentication;
     private final CompletableFuture<SenderConnection> ready = new CompletableFuture<>();
     private final Map<Long, Stream> streams = new HashMap<>();
+    // fetch requests waiting for the peer's answer, by request id (shared with stream ids)
+    private final Map<Long, CompletableFuture<Void>> fetches = new HashMap<>();
     private Channel channel;
     private long nextStream = 1;
 
@@ -85,6 +87,29 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         streams.put(id, new Stream(id, path, source, result, new int[1]));
         channel.writeAndFlush(new ReplicationMessage.Open(id, path, size, crc, downstream));
         return id;
+    }
+
+    /**
+     * Asks the peer to send its copy of {@code sourcePath} to {@code replyTo}'s store as {@code
+     * targetPath}; {@code result} completes once it is stored there.
+     *
+     * @return the request's id
+     */
+    long fetch(
+            String sourcePath, String targetPath, String replyTo, CompletableFuture<Void> result) {
+        long id = nextStream++;
+        if (!channel.isActive()) {
+            result.completeExceptionally(lost());
+            return id;
+        }
+        fetches.put(id, result);
+        channel.writeAndFlush(new ReplicationMessage.Fetch(id, sourcePath, targetPath, replyTo));
+        return id;
+    }
+
+    /** Gives up waiting for a fetch (timeout); the peer's late answer is ignored. */
+    void forgetFetch(long id) {
+        fetches.remove(id);
     }
 
     /** Sends what the stream's credit and the socket allow. */
@@ -147,6 +172,10 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
                 stream.source().close();
                 stream.result().complete(null);
             }
+            CompletableFuture<Void> fetch = fetches.remove(ack.stream());
+            if (fetch != null) {
+                fetch.complete(null);
+            }
         } else if (message instanceof ReplicationMessage.Fail fail) {
             failed(ctx, fail);
         } else {
@@ -170,6 +199,11 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             stream.result()
                     .completeExceptionally(
                             new ReplicationException("peer " + peer + ": " + fail.reason()));
+        }
+        CompletableFuture<Void> fetch = fetches.remove(fail.stream());
+        if (fetch != null) {
+            fetch.completeExceptionally(
+                    new ReplicationException("peer " + peer + ": " + fail.reason()));
         }
     }
 
@@ -211,5 +245,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             stream.result().completeExceptionally(cause);
         }
         streams.clear();
+        fetches.values().forEach(fetch -> fetch.completeExceptionally(cause));
+        fetches.clear();
     }
 }

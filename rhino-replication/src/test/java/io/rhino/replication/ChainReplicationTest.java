@@ -135,6 +135,69 @@ class ChainReplicationTest {
     }
 
     @Test
+    void aMemberFetchesAHoldersVerifiedCopyAndIsRefusedWhatIsMissingDamagedOrOutside()
+            throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService holder = service("127.0.0.2", "b", SECRET);
+        ReplicationService fetcher = service("127.0.0.3", "c", SECRET);
+        Path file = randomFile("fetched", 5 * 1024 * 1024 + 3);
+        primary.replicate(file, "j/o/vnode-2/i-1/7.sst", List.of(holder.address()))
+                .get(30, TimeUnit.SECONDS);
+
+        fetcher.fetch(holder.address(), "j/o/vnode-2/i-1/7.sst", "_fetched/r1/7.sst")
+                .get(30, TimeUnit.SECONDS);
+        Path copy = fetcher.store().file("_fetched/r1/7.sst").orElseThrow();
+        assertThat(Files.mismatch(copy, file)).isEqualTo(-1L);
+        assertThat(fetcher.store().verify("_fetched/r1/7.sst")).isTrue();
+
+        assertThatThrownBy(
+                        () ->
+                                fetcher.fetch(holder.address(), "j/o/vnode-2/none.sst", "_f/x")
+                                        .get(30, TimeUnit.SECONDS))
+                .hasMessageContaining("no replica of j/o/vnode-2/none.sst")
+                .hasMessageContaining(holder.address().toString());
+        assertThatThrownBy(
+                        () ->
+                                fetcher.fetch(holder.address(), "../a/secret", "_f/y")
+                                        .get(30, TimeUnit.SECONDS))
+                .hasMessageContaining(holder.address().toString());
+        assertThatThrownBy(
+                        () ->
+                                fetcher.fetch(holder.address(), "j/o/vnode-2/i-1/7.sst", "../out")
+                                        .get(30, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalArgumentException.class);
+
+        Path stored = holder.store().file("j/o/vnode-2/i-1/7.sst").orElseThrow();
+        try (RandomAccessFile raw = new RandomAccessFile(stored.toFile(), "rw")) {
+            raw.seek(1_000_000);
+            int b = raw.read();
+            raw.seek(1_000_000);
+            raw.write(b ^ 0x01);
+        }
+        assertThatThrownBy(
+                        () ->
+                                fetcher.fetch(
+                                                holder.address(),
+                                                "j/o/vnode-2/i-1/7.sst",
+                                                "_fetched/r2/7.sst")
+                                        .get(30, TimeUnit.SECONDS))
+                .hasMessageContaining("damaged");
+        assertThat(fetcher.store().file("_fetched/r2/7.sst")).isEmpty();
+        assertThat(partialFiles(fetcher)).isEmpty();
+    }
+
+    @Test
+    void aFetchFromAPeerWithoutTheSecretFails() throws Exception {
+        ReplicationService holder = service("127.0.0.2", "b", SECRET);
+        ReplicationService stranger = service("127.0.0.3", "c", "another-secret");
+        assertThatThrownBy(
+                        () ->
+                                stranger.fetch(holder.address(), "j/o/v/1.sst", "_f/1.sst")
+                                        .get(30, TimeUnit.SECONDS))
+                .hasMessageContaining("authentication failed");
+    }
+
+    @Test
     void pathsOutsideTheStoreAreRefusedAndNothingIsWritten() throws Exception {
         ReplicationService primary = service("127.0.0.1", "a", SECRET);
         ReplicationService second = service("127.0.0.2", "b", SECRET);

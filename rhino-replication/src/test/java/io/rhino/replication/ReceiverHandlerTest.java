@@ -49,7 +49,14 @@ class ReceiverHandlerTest {
         return new EmbeddedChannel(
                 ReplicationCodec.frameDecoder(),
                 new ReplicationCodec(),
-                new ReceiverHandler(store, new Authentication(SECRET), noForwarding, "self:1"));
+                new ReceiverHandler(
+                        store,
+                        new Authentication(SECRET),
+                        noForwarding,
+                        (file, target, to) ->
+                                java.util.concurrent.CompletableFuture.failedFuture(
+                                        new UnsupportedOperationException("no pushing here")),
+                        "self:1"));
     }
 
     /** Answers the challenge as a peer that knows the secret. */

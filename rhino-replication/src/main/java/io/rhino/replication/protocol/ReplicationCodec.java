@@ -49,6 +49,7 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
     private static final byte CREDIT = 6;
     private static final byte ACK = 7;
     private static final byte FAIL = 8;
+    private static final byte FETCH = 9;
 
     /** Splits the byte stream into frames, refusing oversize ones. */
     public static LengthFieldBasedFrameDecoder frameDecoder() {
@@ -88,6 +89,12 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
         } else if (message instanceof ReplicationMessage.Ack a) {
             out.writeByte(ACK);
             out.writeLong(a.stream());
+        } else if (message instanceof ReplicationMessage.Fetch f) {
+            out.writeByte(FETCH);
+            out.writeLong(f.request());
+            writeString(out, f.sourcePath());
+            writeString(out, f.targetPath());
+            writeString(out, f.replyTo());
         } else if (message instanceof ReplicationMessage.Fail f) {
             out.writeByte(FAIL);
             out.writeLong(f.stream());
@@ -112,6 +119,12 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
                     case CREDIT -> new ReplicationMessage.Credit(frame.readLong(), frame.readInt());
                     case ACK -> new ReplicationMessage.Ack(frame.readLong());
                     case FAIL -> new ReplicationMessage.Fail(frame.readLong(), readString(frame));
+                    case FETCH ->
+                            new ReplicationMessage.Fetch(
+                                    frame.readLong(),
+                                    readString(frame),
+                                    readString(frame),
+                                    readString(frame));
                     default ->
                             throw new CorruptedFrameException(
                                     "unknown replication message type " + type);

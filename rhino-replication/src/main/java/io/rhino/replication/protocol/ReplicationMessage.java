@@ -20,7 +20,8 @@ import java.util.List;
 /**
  * The messages of Rhino's replication protocol. A connection carries file streams one way, from the
  * connecting side (the sender) to the accepting side (the receiver); credits, acks and failures
- * flow back. Every message but the handshake belongs to one stream.
+ * flow back. Every message but the handshake belongs to one stream or one fetch request; a fetch
+ * makes the receiver send a stored file to the sender's own service, over a connection of its own.
  */
 public sealed interface ReplicationMessage {
 
@@ -49,6 +50,15 @@ public sealed interface ReplicationMessage {
 
     /** Receiver → sender: the file is stored and verified here and on every member downstream. */
     record Ack(long stream) implements ReplicationMessage {}
+
+    /**
+     * Sender → receiver: send me your stored, verified copy of {@code sourcePath}, as a file at
+     * {@code targetPath} of my store, to my service at {@code replyTo} ("host:port"). Answered with
+     * {@link Ack} once my service stored it, or {@link Fail}, under {@code request} (an id from the
+     * sender's stream ids).
+     */
+    record Fetch(long request, String sourcePath, String targetPath, String replyTo)
+            implements ReplicationMessage {}
 
     /**
      * Either way: the stream failed (stream {@link #CONNECTION} for the whole connection), why, and

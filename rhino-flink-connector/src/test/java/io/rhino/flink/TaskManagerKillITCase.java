@@ -114,12 +114,6 @@ class TaskManagerKillITCase {
 
             JsonNode beforeKill = rhino.get(operatorPath).json();
             int victim = taskManagerOf(beforeKill.at("/vnodes/0/taskmanager").asText());
-            int victimsVnodes = 0;
-            for (JsonNode vnode : beforeKill.get("vnodes")) {
-                if (taskManagerOf(vnode.get("taskmanager").asText()) == victim) {
-                    victimsVnodes++;
-                }
-            }
             long killed = System.nanoTime();
             cluster.kill(victim);
             awaitRunning(rhino, operatorPath, victim);
@@ -137,8 +131,9 @@ class TaskManagerKillITCase {
             long afterCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
             assertEveryVnodeHeldBy(1, jobId, afterCrash, victim);
             awaitReplicationReported(rhino, operatorPath, afterCrash, 1);
-            // the victim's subtask restarted on a survivor, which holds a replica of its vnodes
-            awaitRestoredFromReplicas(cluster, jobId, victimsVnodes);
+            // every subtask restarted: each restores its vnodes from a replica, on its new
+            // TaskManager or fetched from a survivor that holds one; none from the storage
+            awaitRestoredFromReplicas(cluster, jobId);
             moveBetweenTaskManagers(rhino, operatorPath, random, 3, "after");
 
             job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
@@ -330,44 +325,59 @@ class TaskManagerKillITCase {
     }
 
     /**
-     * Waits until the subtasks report at least {@code expected} vnodes restored from replicas, read
-     * from the operator metrics through Flink's REST API.
+     * Waits until the subtasks report every vnode restored from a replica, some of them fetched
+     * from another TaskManager, read from the operator metrics through Flink's REST API.
      */
-    private static void awaitRestoredFromReplicas(
-            ProcessCluster cluster, String jobId, int expected) throws Exception {
+    private static void awaitRestoredFromReplicas(ProcessCluster cluster, String jobId)
+            throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         long restored = 0;
+        long fetched = 0;
         while (System.nanoTime() < deadline) {
-            restored = 0;
-            for (JsonNode vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
-                String metrics =
-                        "/jobs/"
-                                + jobId
-                                + "/vertices/"
-                                + vertex.get("id").asText()
-                                + "/subtasks/metrics";
-                List<String> ids = new ArrayList<>();
-                for (JsonNode metric : cluster.get(metrics)) {
-                    if (metric.get("id").asText().endsWith(".rhinoVnodesRestoredFromReplicas")) {
-                        ids.add(metric.get("id").asText());
-                    }
-                }
-                if (!ids.isEmpty()) {
-                    for (JsonNode value :
-                            cluster.get(metrics + "?agg=sum&get=" + String.join(",", ids))) {
-                        restored += (long) value.get("sum").asDouble();
-                    }
-                }
-            }
-            if (restored >= expected) {
-                LOG.info("{} vnodes restored from replicas after the crash", restored);
+            restored = operatorMetricSum(cluster, jobId, "rhinoVnodesRestoredFromReplicas");
+            fetched = operatorMetricSum(cluster, jobId, "rhinoVnodesFetchedFromPeers");
+            if (restored >= VNODES && fetched > 0) {
+                LOG.info(
+                        "{} vnodes restored from replicas after the crash, {} of them fetched from"
+                                + " another TaskManager",
+                        restored,
+                        fetched);
                 return;
             }
             Thread.sleep(500);
         }
         assertThat(restored)
-                .as("vnodes restored from replicas after the crash (the victim owned %d)", expected)
-                .isGreaterThanOrEqualTo(expected);
+                .as("vnodes restored from replicas after the crash, none downloaded")
+                .isGreaterThanOrEqualTo(VNODES);
+        // a subtask restarting where it ran holds no replica of its own vnodes: it fetches them
+        assertThat(fetched).as("vnodes fetched from another TaskManager's replica").isPositive();
+    }
+
+    /** The sum of an operator metric over every subtask of the job's vertices. */
+    private static long operatorMetricSum(ProcessCluster cluster, String jobId, String name)
+            throws Exception {
+        long sum = 0;
+        for (JsonNode vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
+            String metrics =
+                    "/jobs/"
+                            + jobId
+                            + "/vertices/"
+                            + vertex.get("id").asText()
+                            + "/subtasks/metrics";
+            List<String> ids = new ArrayList<>();
+            for (JsonNode metric : cluster.get(metrics)) {
+                if (metric.get("id").asText().endsWith("." + name)) {
+                    ids.add(metric.get("id").asText());
+                }
+            }
+            if (!ids.isEmpty()) {
+                for (JsonNode value :
+                        cluster.get(metrics + "?agg=sum&get=" + String.join(",", ids))) {
+                    sum += (long) value.get("sum").asDouble();
+                }
+            }
+        }
+        return sum;
     }
 
     private static boolean holds(Path replicaDirectory, String listing) throws IOException {

@@ -188,6 +188,11 @@ public final class PeerVnodeReplication implements VnodeReplication {
         }
 
         @Override
+        public List<String> holders() {
+            return chain.stream().map(PeerAddress::toString).toList();
+        }
+
+        @Override
         public void replicate() throws Exception {
             if (chain.isEmpty()) {
                 return;

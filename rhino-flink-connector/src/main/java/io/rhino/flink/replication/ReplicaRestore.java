@@ -14,6 +14,8 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.replication.PeerAddress;
+import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,6 +25,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -39,35 +43,74 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A vnode is restored from its replica when this TaskManager holds the replica's listing of the
  * very checkpoint Flink restores, every file it names, and the same SST files (by name and size) as
- * Flink's handle. The replica's files are linked into a RocksDB directory described by a local
- * handle with the remote handle's identity and shared files, so the next incremental checkpoint
- * still reuses the files already in the checkpoint storage. Flink's small metadata file is read
- * from the checkpoint storage as before. Anything else falls back to Flink's handle.
+ * Flink's handle. A subtask that landed elsewhere fetches the replica from a service that holds it
+ * (the checkpoint's manifest names them), verified at both ends, into a scratch area of this
+ * TaskManager's store: a copy between peers instead of a download from the checkpoint storage. The
+ * replica's files are linked into a RocksDB directory described by a local handle with the remote
+ * handle's identity and shared files, so the next incremental checkpoint still reuses the files
+ * already in the checkpoint storage. Flink's small metadata file is read from the checkpoint
+ * storage as before. Anything else falls back to Flink's handle.
  */
 public final class ReplicaRestore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaRestore.class);
 
     private final ReplicaStore store;
+    private final ReplicationService service; // null: this store only
+    private final List<PeerAddress> holders;
     private final String operatorPrefix;
     private final Path workDirectory;
+    private final String fetchDirectory = "_fetched/" + UUID.randomUUID();
     private final List<Path> assembled = new ArrayList<>();
     private int restoredVnodes;
     private long linkedBytes;
+    private int fetchedVnodes;
+    private long fetchedBytes;
 
-    private ReplicaRestore(ReplicaStore store, String operatorPrefix, Path workDirectory) {
+    private ReplicaRestore(
+            ReplicaStore store,
+            ReplicationService service,
+            List<PeerAddress> holders,
+            String operatorPrefix,
+            Path workDirectory) {
         this.store = store;
+        this.service = service;
+        this.holders = holders;
         this.operatorPrefix = operatorPrefix;
         this.workDirectory = workDirectory;
     }
 
     /**
-     * Restores from {@code store}, the replicas of {@code operatorPrefix}, assembling RocksDB
+     * Restores from {@code store} only, the replicas of {@code operatorPrefix}, assembling RocksDB
      * directories under {@code workDirectory}.
      */
     public static ReplicaRestore from(
             ReplicaStore store, String operatorPrefix, Path workDirectory) {
-        return new ReplicaRestore(store, operatorPrefix, workDirectory);
+        return new ReplicaRestore(store, null, List.of(), operatorPrefix, workDirectory);
+    }
+
+    /**
+     * Restores from {@code service}'s store, or else from the first of {@code holders} ("host:port"
+     * of replication services, in the order the checkpoint names them) that has the replica.
+     */
+    public static ReplicaRestore from(
+            ReplicationService service,
+            List<String> holders,
+            String operatorPrefix,
+            Path workDirectory) {
+        List<PeerAddress> peers = new ArrayList<>();
+        for (String holder : holders) {
+            try {
+                PeerAddress peer = PeerAddress.parse(holder);
+                if (!peer.equals(service.address())) {
+                    peers.add(peer);
+                }
+            } catch (IllegalArgumentException e) {
+                LOG.warn("Ignoring replica holder '{}': {}", holder, e.getMessage());
+            }
+        }
+        return new ReplicaRestore(
+                service.store(), service, List.copyOf(peers), operatorPrefix, workDirectory);
     }
 
     /**
@@ -102,8 +145,8 @@ public final class ReplicaRestore implements AutoCloseable {
             restoredVnodes++;
             linkedBytes += bytes;
             LOG.info(
-                    "Vnode {} restores checkpoint {} from this TaskManager's replica ({} files,"
-                            + " {} bytes linked, none downloaded)",
+                    "Vnode {} restores checkpoint {} from a replica ({} files, {} bytes linked,"
+                            + " none downloaded from the checkpoint storage)",
                     vnode,
                     remote.getCheckpointId(),
                     replica.get().size(),
@@ -133,17 +176,22 @@ public final class ReplicaRestore implements AutoCloseable {
         String vnodeDirectory = ReplicaListing.vnodeDirectory(operatorPrefix, vnode);
         Optional<Path> listingFile =
                 store.file(ReplicaListing.path(vnodeDirectory, remote.getCheckpointId()));
-        if (listingFile.isEmpty()) {
-            return Optional.empty();
-        }
-        ReplicaListing listing = ReplicaListing.read(listingFile.get());
-        Map<String, Path> files = new HashMap<>();
-        for (String listed : listing.files()) {
-            Optional<Path> file = store.file(vnodeDirectory + "/" + listed);
-            if (file.isEmpty()) {
-                return unusable(vnode, remote, "it lacks " + listed);
+        Map<String, Path> files;
+        if (listingFile.isPresent()) {
+            files = new HashMap<>();
+            for (String listed : ReplicaListing.read(listingFile.get()).files()) {
+                Optional<Path> file = store.file(vnodeDirectory + "/" + listed);
+                if (file.isEmpty()) {
+                    return unusable(vnode, remote, "it lacks " + listed);
+                }
+                files.put(fileName(listed), file.get());
             }
-            files.put(listed.substring(listed.lastIndexOf('/') + 1), file.get());
+        } else {
+            Optional<Map<String, Path>> fetched = fetch(vnode, vnodeDirectory, remote);
+            if (fetched.isEmpty()) {
+                return Optional.empty();
+            }
+            files = fetched.get();
         }
         // Flink's snapshot and the replica's capture are two RocksDB checkpoints of the same
         // instance, taken one after the other in the synchronous phase: the same data. Their SST
@@ -167,6 +215,69 @@ public final class ReplicaRestore implements AutoCloseable {
             return unusable(vnode, remote, "it has no RocksDB MANIFEST");
         }
         return Optional.of(files);
+    }
+
+    /**
+     * Fetches the replica of the restored checkpoint from the first holder that has it whole: its
+     * listing, then every file it names, at once. Empty if none has.
+     */
+    private Optional<Map<String, Path>> fetch(
+            int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
+        long checkpoint = remote.getCheckpointId();
+        for (PeerAddress holder : holders) {
+            String target = fetchDirectory + "/vnode-" + vnode + "-from-" + holders.indexOf(holder);
+            long started = System.nanoTime();
+            try {
+                service.fetch(
+                                holder,
+                                ReplicaListing.path(vnodeDirectory, checkpoint),
+                                target + "/listing")
+                        .get();
+                ReplicaListing listing =
+                        ReplicaListing.read(store.file(target + "/listing").orElseThrow());
+                List<CompletableFuture<Void>> transfers = new ArrayList<>();
+                for (String listed : listing.files()) {
+                    transfers.add(
+                            service.fetch(
+                                    holder, vnodeDirectory + "/" + listed, target + "/" + listed));
+                }
+                CompletableFuture.allOf(transfers.toArray(CompletableFuture[]::new)).get();
+                Map<String, Path> files = new HashMap<>();
+                long bytes = 0;
+                for (String listed : listing.files()) {
+                    Path file = store.file(target + "/" + listed).orElseThrow();
+                    files.put(fileName(listed), file);
+                    bytes += Files.size(file);
+                }
+                fetchedVnodes++;
+                fetchedBytes += bytes;
+                LOG.info(
+                        "Vnode {}: fetched the replica of checkpoint {} from {} ({} files, {}"
+                                + " bytes, {} ms)",
+                        vnode,
+                        checkpoint,
+                        holder,
+                        files.size(),
+                        bytes,
+                        (System.nanoTime() - started) / 1_000_000);
+                return Optional.of(files);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            } catch (Exception e) {
+                LOG.info(
+                        "Vnode {}: no replica of checkpoint {} from {}: {}",
+                        vnode,
+                        checkpoint,
+                        holder,
+                        e.getCause() != null ? e.getCause().getMessage() : e.toString());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String fileName(String listed) {
+        return listed.substring(listed.lastIndexOf('/') + 1);
     }
 
     private static Optional<Map<String, Path>> unusable(
@@ -197,12 +308,32 @@ public final class ReplicaRestore implements AutoCloseable {
         return linkedBytes;
     }
 
-    /** Deletes the assembled directories; restored instances keep their own links. */
+    /** Of those, the vnodes whose replica was fetched from another TaskManager. */
+    public int fetchedVnodes() {
+        return fetchedVnodes;
+    }
+
+    /** Bytes fetched from other TaskManagers' replicas. */
+    public long fetchedBytes() {
+        return fetchedBytes;
+    }
+
+    /**
+     * Deletes the assembled directories and the fetched copies; restored instances keep their own
+     * links.
+     */
     @Override
     public void close() {
         for (Path db : assembled) {
             FileUtils.deleteDirectoryQuietly(db.toFile());
         }
         assembled.clear();
+        if (service != null) {
+            try {
+                store.deleteTree(fetchDirectory);
+            } catch (IOException e) {
+                LOG.warn("Could not delete fetched replicas {}: {}", fetchDirectory, e.toString());
+            }
+        }
     }
 }

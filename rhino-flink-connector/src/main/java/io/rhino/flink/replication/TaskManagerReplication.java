@@ -17,7 +17,6 @@ package io.rhino.flink.replication;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
-import io.rhino.replication.store.ReplicaStore;
 import io.rhino.replication.store.StoreLock;
 import java.io.File;
 import java.io.IOException;
@@ -128,12 +127,11 @@ public final class TaskManagerReplication {
     }
 
     /**
-     * This TaskManager's replica store while its service runs (a gate uses it, or a job's replicas
-     * are retained after its tasks ended), for restoring vnodes from it.
+     * This TaskManager's replication service while it runs (a gate uses it, or a job's replicas are
+     * retained after its tasks ended), for restoring vnodes from its store or its peers.
      */
-    public static synchronized Optional<ReplicaStore> storeOf(String taskManager) {
-        return Optional.ofNullable(BY_TASK_MANAGER.get(taskManager))
-                .map(running -> running.service().store());
+    public static synchronized Optional<ReplicationService> serviceOf(String taskManager) {
+        return Optional.ofNullable(BY_TASK_MANAGER.get(taskManager)).map(Running::service);
     }
 
     /**

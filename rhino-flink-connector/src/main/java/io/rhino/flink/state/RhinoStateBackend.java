@@ -197,7 +197,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             + " Rhino name, or do the work in one operator.");
         }
         VnodeLayout layout = spec.layout();
-        Map<Integer, List<KeyedStateHandle>> restored =
+        VnodeRestore.Restored restored =
                 VnodeRestore.read(
                         parameters.getStateHandles(),
                         spec,
@@ -239,8 +239,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                     backend.installVnode(vnode, List.of());
                 }
             } else {
-                try (ReplicaRestore replicas = replicaRestore(env, spec)) {
-                    for (Map.Entry<Integer, List<KeyedStateHandle>> entry : restored.entrySet()) {
+                try (ReplicaRestore replicas =
+                        replicaRestore(env, spec, restored.replicaHolders())) {
+                    for (Map.Entry<Integer, List<KeyedStateHandle>> entry :
+                            restored.handlesByVnode().entrySet()) {
                         backend.installVnode(
                                 entry.getKey(),
                                 replicas == null
@@ -251,7 +253,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         restoredFromReplicas(parameters, replicas);
                     }
                 }
-                files.registerRestored(restored.values().stream().flatMap(List::stream).toList());
+                files.registerRestored(
+                        restored.handlesByVnode().values().stream().flatMap(List::stream).toList());
             }
         } catch (Exception e) {
             backend.dispose();
@@ -267,12 +270,14 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
      * Restores from this TaskManager's replicas, if it keeps any (its replication service runs,
      * e.g. retaining the replicas of this job's tasks before a failover); null otherwise.
      */
-    private static ReplicaRestore replicaRestore(Environment env, RhinoOperatorSpec spec) {
-        return TaskManagerReplication.storeOf(TaskManagerReplication.taskManagerName(env))
+    private static ReplicaRestore replicaRestore(
+            Environment env, RhinoOperatorSpec spec, List<String> holders) {
+        return TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
                 .map(
-                        store ->
+                        service ->
                                 ReplicaRestore.from(
-                                        store,
+                                        service,
+                                        holders,
                                         PeerVnodeReplication.operatorPrefix(
                                                 env.getJobID().toString(), spec.name()),
                                         new java.io.File(
@@ -288,8 +293,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             KeyedStateBackendParameters<?> parameters, ReplicaRestore replicas) {
         int vnodes = replicas.restoredVnodes();
         long bytes = replicas.linkedBytes();
+        int fetchedVnodes = replicas.fetchedVnodes();
+        long fetchedBytes = replicas.fetchedBytes();
         parameters.getMetricGroup().gauge("rhinoVnodesRestoredFromReplicas", () -> vnodes);
         parameters.getMetricGroup().gauge("rhinoBytesRestoredFromReplicas", () -> bytes);
+        parameters.getMetricGroup().gauge("rhinoVnodesFetchedFromPeers", () -> fetchedVnodes);
+        parameters.getMetricGroup().gauge("rhinoBytesFetchedFromPeers", () -> fetchedBytes);
     }
 
     private void logHeapTimersOverrideOnce() {

@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -45,19 +46,22 @@ record VnodeManifest(
         int numVnodes,
         long checkpointId,
         SortedMap<Integer, KeyedStateHandle> handleByVnode,
-        SortedSet<Integer> emptyVnodes) {
+        SortedSet<Integer> emptyVnodes,
+        List<String> replicaHolders) {
 
     static final int MAGIC = 0x52484E4F; // "RHNO"
 
     /**
-     * Version 2 lists the empty vnodes and stores files in the manifest's own directory relative to
-     * it; version 1 manifests (all paths absolute, no empty vnodes) are still read.
+     * Version 3 names the replication services that hold every vnode's replica of the checkpoint;
+     * version 2 lists the empty vnodes and stores files in the manifest's own directory relative to
+     * it; older manifests (version 1: all paths absolute, no empty vnodes) are still read.
      */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     VnodeManifest {
         handleByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(handleByVnode));
         emptyVnodes = Collections.unmodifiableSortedSet(new TreeSet<>(emptyVnodes));
+        replicaHolders = List.copyOf(replicaHolders);
     }
 
     /** Every vnode the subtask owned, with the handles to restore it from (none if empty). */
@@ -85,6 +89,10 @@ record VnodeManifest(
         out.writeInt(emptyVnodes.size());
         for (int vnode : emptyVnodes) {
             out.writeInt(vnode);
+        }
+        out.writeInt(replicaHolders.size());
+        for (String holder : replicaHolders) {
+            out.writeUTF(holder);
         }
         out.flush();
     }
@@ -146,6 +154,16 @@ record VnodeManifest(
                 emptyVnodes.add(in.readInt());
             }
         }
+        List<String> replicaHolders = new ArrayList<>();
+        if (version >= 3) {
+            int holders = in.readInt();
+            if (holders < 0 || holders > 64) {
+                throw new IOException("Corrupt Rhino vnode manifest: " + holders + " holders");
+            }
+            for (int i = 0; i < holders; i++) {
+                replicaHolders.add(in.readUTF());
+            }
+        }
         return new VnodeManifest(
                 subtaskIndex,
                 parallelism,
@@ -153,6 +171,7 @@ record VnodeManifest(
                 numVnodes,
                 checkpointId,
                 handles,
-                emptyVnodes);
+                emptyVnodes,
+                replicaHolders);
     }
 }

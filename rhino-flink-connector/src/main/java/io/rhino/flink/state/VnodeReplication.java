@@ -14,6 +14,7 @@
 
 package io.rhino.flink.state;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 
@@ -39,5 +40,8 @@ public interface VnodeReplication {
 
         /** Deletes the captured files (after {@link #replicate}, or instead of it). */
         void discard();
+
+        /** Where the copies went ("host:port" of each member), once {@link #replicate} returned. */
+        List<String> holders();
     }
 }

@@ -17,8 +17,10 @@ package io.rhino.flink.state;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import java.io.IOException;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -33,10 +35,18 @@ final class VnodeRestore {
     private VnodeRestore() {}
 
     /**
-     * The vnodes the subtask owned, each with the handles to restore it from (none for a vnode that
-     * had no state), or null when the subtask starts without state.
+     * What a subtask restores.
+     *
+     * @param handlesByVnode the vnodes the subtask owned, each with the handles to restore it from
+     *     (none for a vnode that had no state)
+     * @param replicaHolders the replication services ("host:port") that acked the checkpoint's
+     *     replicas of these vnodes (none if it was not replicated)
      */
-    static Map<Integer, List<KeyedStateHandle>> read(
+    record Restored(
+            Map<Integer, List<KeyedStateHandle>> handlesByVnode, List<String> replicaHolders) {}
+
+    /** What the subtask restores, or null when it starts without state. */
+    static Restored read(
             Collection<KeyedStateHandle> handles,
             RhinoOperatorSpec spec,
             int subtaskIndex,
@@ -47,6 +57,7 @@ final class VnodeRestore {
             return null;
         }
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
+        Set<String> holders = new LinkedHashSet<>();
         for (KeyedStateHandle handle : handles) {
             if (CanonicalSavepoints.isCanonical(handle)) {
                 handlesByVnode.putAll(
@@ -70,8 +81,9 @@ final class VnodeRestore {
             VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
             check(manifest, spec, subtaskIndex, parallelism);
             handlesByVnode.putAll(manifest.restoreHandlesByVnode());
+            holders.addAll(manifest.replicaHolders());
         }
-        return handlesByVnode;
+        return new Restored(handlesByVnode, List.copyOf(holders));
     }
 
     private static void check(

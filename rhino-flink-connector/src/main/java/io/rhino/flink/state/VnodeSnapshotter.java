@@ -152,10 +152,12 @@ final class VnodeSnapshotter<K> {
             CheckpointStreamFactory streamFactory,
             VnodeReplication.Capture capture)
             throws Exception {
+        List<String> replicaHolders = List.of();
         if (capture != null) {
             // the checkpoint is reported only once every copy is stored and verified
             try {
                 capture.replicate();
+                replicaHolders = capture.holders();
             } catch (Exception e) {
                 cancelAndDiscard(futures);
                 throw e;
@@ -202,7 +204,8 @@ final class VnodeSnapshotter<K> {
                         backends.numVnodes(),
                         checkpointId,
                         handleByVnode,
-                        emptyVnodes);
+                        emptyVnodes,
+                        replicaHolders);
         StreamStateHandle manifestHandle;
         try (CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {

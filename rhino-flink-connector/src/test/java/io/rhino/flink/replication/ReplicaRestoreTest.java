@@ -16,11 +16,16 @@ package io.rhino.flink.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rhino.replication.ReplicationConfig;
+import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +90,54 @@ class ReplicaRestoreTest {
             restore.close();
             assertThat(db).doesNotExist();
             assertThat(store.file(VNODE + "/i-a/000011.sst")).as("the replica stays").isPresent();
+        }
+    }
+
+    @Test
+    void aReplicaOnlyAnotherServiceHoldsIsFetchedPastADeadHolderAndLinked(@TempDir Path services)
+            throws Exception {
+        ReplicationConfig holderConfig =
+                ReplicationConfig.anyPort(
+                        "127.0.0.2", services.resolve("holder"), "s", Duration.ofSeconds(30));
+        ReplicationConfig restorerConfig =
+                ReplicationConfig.anyPort(
+                        "127.0.0.3", services.resolve("restorer"), "s", Duration.ofSeconds(30));
+        String dead;
+        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.4"))) {
+            dead = "127.0.0.4:" + closed.getLocalPort();
+        }
+        try (ReplicationService holder = ReplicationService.start(holderConfig);
+                ReplicationService restorer = ReplicationService.start(restorerConfig)) {
+            store = holder.store();
+            storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "eleven"));
+            IncrementalRemoteKeyedStateHandle remote =
+                    flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L));
+
+            ReplicaRestore restore =
+                    ReplicaRestore.from(
+                            restorer, List.of(dead, holder.address().toString()), PREFIX, work);
+            List<KeyedStateHandle> handles = restore.handlesFor(3, List.of(remote));
+
+            assertThat(handles).first().isInstanceOf(IncrementalLocalKeyedStateHandle.class);
+            Path db =
+                    Path.of(
+                            ((IncrementalLocalKeyedStateHandle) handles.get(0))
+                                    .getDirectoryStateHandle()
+                                    .getDirectory()
+                                    .toUri());
+            assertThat(Files.readString(db.resolve("000011.sst"))).isEqualTo("eleven");
+            assertThat(Files.readString(db.resolve("CURRENT"))).isEqualTo("current");
+            assertThat(restore.restoredVnodes()).isEqualTo(1);
+            assertThat(restore.fetchedVnodes()).isEqualTo(1);
+            assertThat(restore.fetchedBytes())
+                    .isEqualTo(3 + 6 + "manifest".length() + "current".length());
+            assertThat(restorer.store().usedBytes()).isPositive();
+
+            restore.close();
+            assertThat(restorer.store().usedBytes())
+                    .as("fetched copies, after the restore")
+                    .isZero();
+            assertThat(holder.store().file(VNODE + "/i-a/000010.sst")).isPresent();
         }
     }
 

@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rhino.core.handover.InvalidHandoverException;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.testjobs.FailingOnceStateTransfer;
@@ -44,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -62,8 +64,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Live handovers on a running job: random vnode moves across subtasks and TaskManagers (including
- * to a standby subtask) while records flow and checkpoints are taken; the output equals plain
- * Flink's.
+ * to a standby subtask) while records flow and checkpoints are taken, with the records waiting for
+ * their vnodes' state spilled to disk; the output equals plain Flink's.
  */
 class RhinoHandoverITCase {
 
@@ -87,6 +89,8 @@ class RhinoHandoverITCase {
 
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(300));
+        // every record that waits for its vnode's state goes through the spill file
+        config.set(RhinoOptions.HANDOVER_BUFFER_MAX_MEMORY, MemorySize.parse("1b"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         String runId = "handovers-" + UUID.randomUUID();
@@ -139,6 +143,18 @@ class RhinoHandoverITCase {
                 .as("handoversCompleted over all Rhino operators")
                 .isEqualTo(completed);
         assertThat(sumOfMetric(jobId, "handoversFailed")).isZero();
+        long spilled = 0;
+        for (String operator : TestPipelines.RHINO_OPERATORS) {
+            spilled +=
+                    gateCounter(jobId, operator + " (Rhino gate)", "rhinoBufferSpilledBytesTotal")
+                            .values()
+                            .stream()
+                            .mapToLong(Long::longValue)
+                            .sum();
+        }
+        assertThat(spilled)
+                .as("bytes of waiting records that went through spill files")
+                .isPositive();
         assertThat(sumOfMetric(jobId, "handoversRejected"))
                 .as("the three invalid requests")
                 .isEqualTo(3);
@@ -194,6 +210,20 @@ class RhinoHandoverITCase {
                 (group, metric) -> {
                     if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
                         bySubtask.put(subtaskOf(group), gaugeValue(metric));
+                    }
+                });
+        return bySubtask;
+    }
+
+    /** The counter {@code name} of each subtask of the gate operator {@code gate}. */
+    private static Map<Integer, Long> gateCounter(JobID jobId, String gate, String name) {
+        Map<Integer, Long> bySubtask = new TreeMap<>();
+        forEachMetric(
+                jobId,
+                name,
+                (group, metric) -> {
+                    if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
+                        bySubtask.put(subtaskOf(group), ((Counter) metric).getCount());
                     }
                 });
         return bySubtask;

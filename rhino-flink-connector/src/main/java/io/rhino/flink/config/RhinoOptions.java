@@ -17,6 +17,7 @@ package io.rhino.flink.config;
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * Every configuration option of Rhino. Options are read from the job configuration first and the
@@ -83,6 +84,20 @@ public final class RhinoOptions {
                                     + "checkpoint (taken before the handover), since some routers "
                                     + "may already have switched. Read from the job "
                                     + "configuration when the Rhino keyed stream is built.");
+
+    /** Memory a target gate holds the records of moving vnodes in before it spills them. */
+    public static final ConfigOption<MemorySize> HANDOVER_BUFFER_MAX_MEMORY =
+            ConfigOptions.key("rhino.handover.buffer.max-memory")
+                    .memoryType()
+                    .defaultValue(MemorySize.ofMebiBytes(64))
+                    .withDescription(
+                            "How many bytes of serialized records a target gate holds in memory"
+                                    + " while it waits for the state of vnodes moving to it (their"
+                                    + " records arrive before the state). Records beyond it go to"
+                                    + " a file in the TaskManager's spilling directories and are"
+                                    + " read back when the state is installed, so a slow install"
+                                    + " never exhausts the heap. Per gate subtask; the in-memory"
+                                    + " buffer may grow to about twice this while it fills.");
 
     /** How often routers report their per-vnode record counts and gates their state sizes. */
     public static final ConfigOption<Duration> LOAD_REPORT_INTERVAL =

@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 
 /**
@@ -27,6 +28,7 @@ import org.apache.flink.configuration.ReadableConfig;
  * stream is built and shipped with the job.
  *
  * @param handoverTimeout how long a handover may take
+ * @param handoverBufferMemory serialized bytes a target gate holds in memory before spilling
  * @param loadReportInterval how often routers and gates report load
  * @param loadWindow the window of a vnode's records per second
  * @param rest the REST server's settings
@@ -35,6 +37,7 @@ import org.apache.flink.configuration.ReadableConfig;
  */
 public record RhinoRuntimeSettings(
         Duration handoverTimeout,
+        MemorySize handoverBufferMemory,
         Duration loadReportInterval,
         Duration loadWindow,
         Rest rest,
@@ -191,6 +194,12 @@ public record RhinoRuntimeSettings(
 
     public RhinoRuntimeSettings {
         Objects.requireNonNull(handoverTimeout, "handoverTimeout");
+        if (handoverBufferMemory == null || handoverBufferMemory.getBytes() <= 0) {
+            throw invalid(
+                    RhinoOptions.HANDOVER_BUFFER_MAX_MEMORY,
+                    handoverBufferMemory,
+                    "a positive size, e.g. 64 mb");
+        }
         Objects.requireNonNull(replication, "replication");
         Objects.requireNonNull(rest, "rest");
         Objects.requireNonNull(balancer, "balancer");
@@ -216,6 +225,7 @@ public record RhinoRuntimeSettings(
     public static RhinoRuntimeSettings from(ReadableConfig config, Duration handoverTimeout) {
         return new RhinoRuntimeSettings(
                 handoverTimeout,
+                config.get(RhinoOptions.HANDOVER_BUFFER_MAX_MEMORY),
                 config.get(RhinoOptions.LOAD_REPORT_INTERVAL),
                 config.get(RhinoOptions.LOAD_WINDOW),
                 new Rest(

@@ -115,7 +115,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     /** Routers whose output ended: their markers count as arrived for every handover. */
     private final java.util.BitSet endedRouters = new java.util.BitSet();
 
-    private final IncomingVnodeBuffer<T> incoming = new IncomingVnodeBuffer<>();
+    private final long handoverBufferMemory;
+    private transient IncomingVnodeBuffer<T> incoming;
+    private transient Counter bufferSpilledBytes;
     private final WatermarkHold watermarkHold = new WatermarkHold();
     private transient TypeSerializer<T> valueSerializer;
     private transient ProcessingTimerWakeup timerWakeup;
@@ -127,6 +129,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             StateTransfer stateTransfer,
             OperatorEventGateway coordinator,
             Duration handoverTimeout,
+            long handoverBufferMemory,
             Duration loadReportInterval,
             RhinoRuntimeSettings.Replication replication) {
         super(parameters);
@@ -143,6 +146,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         .getMailboxExecutorFactory()
                         .createExecutor(TaskMailbox.MIN_PRIORITY);
         this.handoverTimeout = handoverTimeout;
+        this.handoverBufferMemory = handoverBufferMemory;
         this.loadReportInterval = loadReportInterval;
         this.replication = replication;
         Environment env = parameters.getContainingTask().getEnvironment();
@@ -177,7 +181,21 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         valueSerializer = ((RhinoElementSerializer<T>) input).valueSerializer();
         // Resolves the Flink internals it needs now, so a mismatch fails the job at start.
         timerWakeup = new ProcessingTimerWakeup(getContainingTask());
+        incoming =
+                new IncomingVnodeBuffer<>(
+                        valueSerializer.duplicate(),
+                        handoverBufferMemory,
+                        getContainingTask()
+                                .getEnvironment()
+                                .getIOManager()
+                                .getSpillingDirectories());
         getMetricGroup().gauge("rhinoBufferedRecords", incoming::size);
+        getMetricGroup()
+                .gauge(
+                        "rhinoBufferedBytes",
+                        () -> incoming.memoryBytes() + incoming.spilledBytes());
+        getMetricGroup().gauge("rhinoSpilledBytes", incoming::spilledBytes);
+        bufferSpilledBytes = getMetricGroup().counter("rhinoBufferSpilledBytesTotal");
         getMetricGroup()
                 .gauge(
                         "rhinoOwnedVnodes",
@@ -278,6 +296,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             replicationTaskManager = null;
         }
         RhinoTaskRegistry.unregisterGate(task);
+        if (incoming != null) {
+            incoming.close();
+        }
         super.close();
     }
 
@@ -296,15 +317,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         if (incoming.isHolding()) {
             int vnode = vnodeOf(value);
             if (incoming.isPending(vnode)) {
-                T held =
-                        getExecutionConfig().isObjectReuseEnabled()
-                                ? valueSerializer.copy(value)
-                                : value;
-                incoming.add(
-                        vnode,
-                        element.hasTimestamp()
-                                ? new StreamRecord<>(held, element.getTimestamp())
-                                : new StreamRecord<>(held));
+                // held serialized: object reuse cannot change it
+                incoming.add(vnode, element.replace(value));
                 return;
             }
         }
@@ -495,20 +509,20 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         long installMillis = (System.nanoTime() - start) / 1_000_000;
         GateHandover handover = handover(event.handoverId());
         handover.markInstalled(vnodes);
-        List<StreamRecord<T>> replay = incoming.release(vnodes);
-        for (StreamRecord<T> record : replay) {
-            output.collect(record);
-        }
+        long spilled = incoming.spilledBytes();
+        int replayed = incoming.release(vnodes, output::collect);
+        bufferSpilledBytes.inc(spilled);
         forgetIfDone(handover);
         releaseWatermarkIfFree();
         LOG.debug(
-                "{} gate {} installed {}, replayed {}",
+                "{} gate {} installed {}, replayed {} ({} bytes had spilled to disk)",
                 spec.name(),
                 subtask(),
                 vnodes,
-                replay.size());
+                replayed,
+                spilled);
         coordinator.sendEventToCoordinator(
-                new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replay.size()));
+                new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replayed));
     }
 
     /** From the next checkpoint on, vnode checkpoints go along {@code chain}. */

@@ -76,6 +76,7 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
                         stateTransfer,
                         dispatcher.getOperatorEventGateway(operatorId),
                         settings.handoverTimeout(),
+                        settings.handoverBufferMemory().getBytes(),
                         settings.loadReportInterval(),
                         settings.replication());
         dispatcher.registerEventHandler(operatorId, gate);

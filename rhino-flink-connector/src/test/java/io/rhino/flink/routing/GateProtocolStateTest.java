@@ -23,7 +23,6 @@ import io.rhino.core.handover.VnodeMove;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.junit.jupiter.api.Test;
 
 /** The per-subtask handover bookkeeping of a gate, without Flink around it. */
@@ -101,28 +100,6 @@ class GateProtocolStateTest {
                 2);
         assertThat(pureTarget.awaitsShipping()).isFalse();
         assertThat(pureTarget.pendingIncoming()).containsExactly(1);
-    }
-
-    @Test
-    void bufferReleasesRecordsOfInstalledVnodesInArrivalOrder() {
-        IncomingVnodeBuffer<String> buffer = new IncomingVnodeBuffer<>();
-        assertThat(buffer.isHolding()).isFalse();
-
-        buffer.expect(Set.of(1, 6));
-        buffer.add(6, new StreamRecord<>("a", 10));
-        buffer.add(1, new StreamRecord<>("b", 11));
-        buffer.add(6, new StreamRecord<>("c", 12));
-
-        assertThat(buffer.release(Set.of(6)))
-                .extracting(StreamRecord::getValue)
-                .containsExactly("a", "c");
-        assertThat(buffer.isHolding()).as("vnode 1 still pending").isTrue();
-        assertThat(buffer.size()).isEqualTo(1);
-
-        assertThat(buffer.release(Set.of(1)))
-                .extracting(StreamRecord::getValue)
-                .containsExactly("b");
-        assertThat(buffer.isHolding()).isFalse();
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Set;
 import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
@@ -32,11 +33,13 @@ import org.apache.flink.util.CloseableIterator;
 
 /**
  * A timer queue composed of the owned vnodes' RocksDB timer queues: elements go to their key's
- * vnode, and the head is the smallest of the vnode heads.
+ * vnode, and the head is the smallest of the vnode heads, kept in a {@link VnodeHeadHeap}.
  *
- * <p>{@link #add} and {@link #remove} answer whether the overall head changed, as Flink's own
- * queues do: only an element that is (or was) its vnode's head can be (or have been) the overall
- * head, so the other vnodes are looked at only then.
+ * <p>Every change to a vnode queue goes through here, so each vnode's head is known without asking
+ * its queue: {@link #peek} and {@link #isEmpty} are O(1), {@link #poll}, {@link #add} and {@link
+ * #remove} O(log vnodes) on top of the vnode queue's own work, and only when that vnode's head
+ * changed. {@link #add} and {@link #remove} answer whether the overall head changed, as Flink's own
+ * queues do.
  */
 final class VnodePriorityQueue<
                 T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
@@ -45,19 +48,24 @@ final class VnodePriorityQueue<
     private final String name;
     private final VnodeLayout layout;
     private final Object[] queueByVnode;
+    private final VnodeHeadHeap<T> heads;
 
     VnodePriorityQueue(String name, VnodeLayout layout) {
         this.name = name;
         this.layout = layout;
         this.queueByVnode = new Object[layout.numVnodes()];
+        this.heads = new VnodeHeadHeap<>(layout.numVnodes());
     }
 
+    /** The vnode's queue joins, with the timers it was restored or installed with. */
     void bind(int vnode, KeyGroupedInternalPriorityQueue<T> queue) {
         queueByVnode[vnode] = queue;
+        heads.update(vnode, queue.peek());
     }
 
     void unbind(int vnode) {
         queueByVnode[vnode] = null;
+        heads.update(vnode, null);
     }
 
     @SuppressWarnings("unchecked")
@@ -81,64 +89,57 @@ final class VnodePriorityQueue<
         return queue;
     }
 
-    private KeyGroupedInternalPriorityQueue<T> queueOf(T element) {
-        return queueOfKeyGroup(
-                KeyGroupRangeAssignment.assignToKeyGroup(element.getKey(), layout.numKeyGroups()));
-    }
-
-    /** The vnode queue whose head comes first, or null when all are empty. */
-    private KeyGroupedInternalPriorityQueue<T> queueWithSmallestHead() {
-        KeyGroupedInternalPriorityQueue<T> best = null;
-        T bestHead = null;
-        for (int vnode = 0; vnode < queueByVnode.length; vnode++) {
-            KeyGroupedInternalPriorityQueue<T> queue = queueAt(vnode);
-            if (queue == null) {
-                continue;
-            }
-            T head = queue.peek();
-            if (head != null && (bestHead == null || head.comparePriorityTo(bestHead) < 0)) {
-                best = queue;
-                bestHead = head;
-            }
-        }
-        return best;
-    }
-
     @Nullable
     @Override
     public T poll() {
-        KeyGroupedInternalPriorityQueue<T> queue = queueWithSmallestHead();
-        return queue == null ? null : queue.poll();
+        int vnode = heads.top();
+        if (vnode < 0) {
+            return null;
+        }
+        KeyGroupedInternalPriorityQueue<T> queue = queueAt(vnode);
+        T polled = queue.poll();
+        heads.update(vnode, queue.peek());
+        return polled;
     }
 
     @Nullable
     @Override
     public T peek() {
-        KeyGroupedInternalPriorityQueue<T> queue = queueWithSmallestHead();
-        return queue == null ? null : queue.peek();
+        int vnode = heads.top();
+        return vnode < 0 ? null : heads.head(vnode);
     }
 
     @Override
     public boolean add(@Nonnull T toAdd) {
-        return queueOf(toAdd).add(toAdd) && toAdd.equals(peek());
+        int keyGroup = keyGroupOf(toAdd);
+        KeyGroupedInternalPriorityQueue<T> queue = queueOfKeyGroup(keyGroup);
+        T before = peek();
+        if (!queue.add(toAdd)) {
+            return false; // the vnode's head did not change, so neither did the overall one
+        }
+        heads.update(layout.vnodeOfKeyGroup(keyGroup), queue.peek());
+        return !Objects.equals(before, peek());
     }
 
     @Override
     public boolean remove(@Nonnull T toRemove) {
-        KeyGroupedInternalPriorityQueue<T> queue = queueOf(toRemove);
-        boolean wasHead = toRemove.equals(queue.peek()) && toRemove.equals(peek());
-        return queue.remove(toRemove) && wasHead;
+        int keyGroup = keyGroupOf(toRemove);
+        KeyGroupedInternalPriorityQueue<T> queue = queueOfKeyGroup(keyGroup);
+        T before = peek();
+        if (!queue.remove(toRemove)) {
+            return false;
+        }
+        heads.update(layout.vnodeOfKeyGroup(keyGroup), queue.peek());
+        return !Objects.equals(before, peek());
+    }
+
+    private int keyGroupOf(T element) {
+        return KeyGroupRangeAssignment.assignToKeyGroup(element.getKey(), layout.numKeyGroups());
     }
 
     @Override
     public boolean isEmpty() {
-        for (int vnode = 0; vnode < queueByVnode.length; vnode++) {
-            KeyGroupedInternalPriorityQueue<T> queue = queueAt(vnode);
-            if (queue != null && !queue.isEmpty()) {
-                return false;
-            }
-        }
-        return true;
+        return heads.isEmpty();
     }
 
     @Override

@@ -17,6 +17,7 @@ package io.rhino.flink.routing;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.File;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -169,7 +170,7 @@ final class IncomingVnodeBuffer<T> implements AutoCloseable {
                 spillFile =
                         Files.createTempFile(directory.toPath(), "rhino-handover-buffer-", ".bin");
                 spillStream = new BufferedOutputStream(Files.newOutputStream(spillFile), 1 << 16);
-                spillView = new CountingView(spillStream);
+                spillView = new DataOutputViewStreamWrapper(new CountingStream(spillStream));
             }
             return spillView;
         }
@@ -193,21 +194,21 @@ final class IncomingVnodeBuffer<T> implements AutoCloseable {
             }
         }
 
-        /** Counts the bytes written to the spill file. */
-        private final class CountingView extends DataOutputViewStreamWrapper {
-            CountingView(OutputStream out) {
+        /** Counts what goes to the spill file (a long: spills may pass 2 GB). */
+        private final class CountingStream extends FilterOutputStream {
+            CountingStream(OutputStream out) {
                 super(out);
             }
 
             @Override
             public void write(int b) throws IOException {
-                super.write(b);
+                out.write(b);
                 spilledBytes++;
             }
 
             @Override
             public void write(byte[] b, int off, int len) throws IOException {
-                super.write(b, off, len);
+                out.write(b, off, len);
                 spilledBytes += len;
             }
         }

@@ -16,7 +16,6 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.config.RhinoOptions;
@@ -84,7 +83,7 @@ class ReplicationLifecycleITCase {
         HandoverManager manager = RhinoHandovers.awaitReady(firstId, NAME, Duration.ofSeconds(60));
 
         long replicated = RhinoClusters.checkpoint(miniCluster, firstId);
-        moveAcrossTaskManagers(firstId, manager, random, 3);
+        RhinoClusters.moveAcrossTaskManagers(firstId, NAME, manager, random, 3);
         assertEveryVnodeHeld(firstId, manager, RhinoClusters.checkpoint(miniCluster, firstId));
         assertThat(replicated).isPositive();
 
@@ -93,7 +92,7 @@ class ReplicationLifecycleITCase {
                 .triggerSavepoint(
                         firstId, savepoints.toUri().toString(), false, SavepointFormatType.NATIVE)
                 .get(60, TimeUnit.SECONDS);
-        moveAcrossTaskManagers(firstId, manager, random, 2);
+        RhinoClusters.moveAcrossTaskManagers(firstId, NAME, manager, random, 2);
         miniCluster
                 .triggerSavepoint(
                         firstId,
@@ -101,7 +100,7 @@ class ReplicationLifecycleITCase {
                         false,
                         SavepointFormatType.CANONICAL)
                 .get(60, TimeUnit.SECONDS);
-        moveAcrossTaskManagers(firstId, manager, random, 2);
+        RhinoClusters.moveAcrossTaskManagers(firstId, NAME, manager, random, 2);
         assertEveryVnodeHeld(firstId, manager, RhinoClusters.checkpoint(miniCluster, firstId));
 
         String stopSavepoint =
@@ -121,7 +120,7 @@ class ReplicationLifecycleITCase {
         HandoverManager restored =
                 RhinoHandovers.awaitReady(secondId, NAME, Duration.ofSeconds(60));
         RhinoClusters.checkpoint(miniCluster, secondId);
-        moveAcrossTaskManagers(secondId, restored, random, 3);
+        RhinoClusters.moveAcrossTaskManagers(secondId, NAME, restored, random, 3);
         assertEveryVnodeHeld(secondId, restored, RhinoClusters.checkpoint(miniCluster, secondId));
         ReleasableRate.release(secondRun);
         second.getJobExecutionResult().get(180, TimeUnit.SECONDS);
@@ -164,32 +163,6 @@ class ReplicationLifecycleITCase {
         SkewedCountsJob.rhino(
                 env, runId, EVENTS, RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build());
         return env.executeAsync(runId);
-    }
-
-    /** Moves random vnodes to subtasks on other TaskManagers than their owners'. */
-    private static void moveAcrossTaskManagers(
-            JobID jobId, HandoverManager manager, Random random, int moves) throws Exception {
-        for (int move = 0; move < moves; move++) {
-            Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(NAME);
-            RoutingTable table = manager.routingTable();
-            int vnode = random.nextInt(VNODES);
-            int owner = table.ownerOf(vnode);
-            List<Integer> targets = new ArrayList<>();
-            taskManagers.forEach(
-                    (subtask, taskManager) -> {
-                        if (!taskManager.equals(taskManagers.get(owner))) {
-                            targets.add(subtask);
-                        }
-                    });
-            assertThat(targets).as("subtasks on other TaskManagers than %d's", owner).isNotEmpty();
-            int target = targets.get(random.nextInt(targets.size()));
-            assertThat(
-                            manager.handover(List.of(new VnodeMove(vnode, owner, target)))
-                                    .get(60, TimeUnit.SECONDS)
-                                    .isCompleted())
-                    .as("move of vnode %d from %d to %d", vnode, owner, target)
-                    .isTrue();
-        }
     }
 
     /** Every vnode's listing of {@code checkpoint} is on a TaskManager other than its owner's. */

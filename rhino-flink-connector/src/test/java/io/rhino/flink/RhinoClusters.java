@@ -14,12 +14,22 @@
 
 package io.rhino.flink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -163,5 +173,35 @@ final class RhinoClusters {
             Thread.sleep(5);
         }
         return RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
+    }
+
+    /**
+     * Hands {@code moves} random vnodes of {@code operator} over to subtasks on other TaskManagers
+     * than their owners', one at a time, each expected to complete.
+     */
+    static void moveAcrossTaskManagers(
+            JobID jobId, String operator, HandoverManager manager, Random random, int moves)
+            throws Exception {
+        for (int move = 0; move < moves; move++) {
+            Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(operator);
+            RoutingTable table = manager.routingTable();
+            int vnode = random.nextInt(table.layout().numVnodes());
+            int owner = table.ownerOf(vnode);
+            List<Integer> targets = new ArrayList<>();
+            taskManagers.forEach(
+                    (subtask, taskManager) -> {
+                        if (!taskManager.equals(taskManagers.get(owner))) {
+                            targets.add(subtask);
+                        }
+                    });
+            assertThat(targets).as("subtasks on other TaskManagers than %d's", owner).isNotEmpty();
+            int target = targets.get(random.nextInt(targets.size()));
+            HandoverResult result =
+                    manager.handover(List.of(new VnodeMove(vnode, owner, target)))
+                            .get(60, TimeUnit.SECONDS);
+            assertThat(result.isCompleted())
+                    .as("move of vnode %d from %d to %d: %s", vnode, owner, target, result)
+                    .isTrue();
+        }
     }
 }

@@ -208,11 +208,28 @@ public final class RhinoOptions {
                     .stringType()
                     .defaultValue("none")
                     .withDescription(
-                            "'none': vnode state lives in the checkpoint storage only. 'peers':"
-                                    + " at every checkpoint each vnode's new files are"
-                                    + " chain-replicated to 'rhino.replication.factor' - 1 other"
-                                    + " TaskManagers' replica directories, and the checkpoint"
-                                    + " completes only once every copy is stored and verified.");
+                            "'none': vnode state lives in the checkpoint storage only, and"
+                                    + " handovers need origin and target TaskManagers on one"
+                                    + " machine. 'peers': at every checkpoint each vnode's new"
+                                    + " files are chain-replicated to 'rhino.replication.factor'"
+                                    + " - 1 other TaskManagers' replica directories, the"
+                                    + " checkpoint completes only once every copy is stored and"
+                                    + " verified, and handovers between TaskManagers send only"
+                                    + " what the target lacks. 'dfs' (RhinoDFS): handovers ship"
+                                    + " each vnode through 'rhino.replication.dfs.path' on a"
+                                    + " distributed filesystem, between any TaskManagers.");
+
+    /** Where RhinoDFS ships vnodes. */
+    public static final ConfigOption<String> REPLICATION_DFS_PATH =
+            ConfigOptions.key("rhino.replication.dfs.path")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "With 'rhino.replication.mode: dfs', a filesystem URI every"
+                                    + " TaskManager can reach (e.g. hdfs://namenode:8020/rhino,"
+                                    + " s3://bucket/rhino) under which a handover's origin uploads"
+                                    + " the moving vnodes and the target downloads them; each"
+                                    + " handover's files are deleted once installed.");
 
     /** Copies of each vnode's checkpoint, the primary included. */
     public static final ConfigOption<Integer> REPLICATION_FACTOR =

@@ -88,15 +88,46 @@ public record RhinoRuntimeSettings(
             String directory,
             String secret,
             Duration timeout,
-            Duration retainAfterTasks)
+            Duration retainAfterTasks,
+            String dfsPath)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
 
+        /** RhinoDFS: handovers go through {@link #dfsPath} instead of peers. */
+        public boolean dfs() {
+            return dfsPath != null;
+        }
+
+        /** The mode's name, as configured. */
+        public String mode() {
+            return enabled ? "peers" : dfs() ? "dfs" : "none";
+        }
+
         static Replication from(ReadableConfig config) {
             String mode = config.get(RhinoOptions.REPLICATION_MODE).trim();
-            if (!mode.equals("none") && !mode.equals("peers")) {
-                throw invalid(RhinoOptions.REPLICATION_MODE, mode, "none or peers");
+            if (!mode.equals("none") && !mode.equals("peers") && !mode.equals("dfs")) {
+                throw invalid(RhinoOptions.REPLICATION_MODE, mode, "none, peers or dfs");
+            }
+            String dfsPath = null;
+            if (mode.equals("dfs")) {
+                dfsPath =
+                        config.getOptional(RhinoOptions.REPLICATION_DFS_PATH)
+                                .map(String::trim)
+                                .filter(path -> !path.isEmpty())
+                                .orElseThrow(
+                                        () ->
+                                                invalid(
+                                                        RhinoOptions.REPLICATION_DFS_PATH,
+                                                        null,
+                                                        "a filesystem URI every TaskManager"
+                                                                + " reaches, with"
+                                                                + " rhino.replication.mode: dfs"));
+                try {
+                    new org.apache.flink.core.fs.Path(dfsPath).toUri();
+                } catch (IllegalArgumentException e) {
+                    throw invalid(RhinoOptions.REPLICATION_DFS_PATH, dfsPath, "a filesystem URI");
+                }
             }
             int factor = config.get(RhinoOptions.REPLICATION_FACTOR);
             if (factor < 1) {
@@ -118,7 +149,8 @@ public record RhinoRuntimeSettings(
                     config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
                     config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
                     timeout,
-                    retain);
+                    retain,
+                    dfsPath);
         }
 
         /**
@@ -143,7 +175,8 @@ public record RhinoRuntimeSettings(
                     taskManagerConfig.getOptional(RhinoOptions.REPLICATION_DIR).orElse(directory),
                     secret,
                     timeout,
-                    retainAfterTasks);
+                    retainAfterTasks,
+                    dfsPath);
         }
 
         /** A port, a range such as 50100-50200, or 0: {first, last}. */
@@ -170,8 +203,8 @@ public record RhinoRuntimeSettings(
 
         @Override
         public String toString() {
-            return "Replication[enabled="
-                    + enabled
+            return "Replication[mode="
+                    + mode()
                     + ", factor="
                     + factor
                     + ", bindHost="
@@ -188,6 +221,8 @@ public record RhinoRuntimeSettings(
                     + timeout
                     + ", retainAfterTasks="
                     + retainAfterTasks
+                    + ", dfsPath="
+                    + dfsPath
                     + "]";
         }
     }

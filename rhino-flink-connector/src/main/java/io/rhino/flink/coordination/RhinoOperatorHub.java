@@ -408,7 +408,9 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     public ReplicationView replication() {
         RhinoRuntimeSettings current = settings;
         if (current == null || !current.replication().enabled()) {
-            return ReplicationView.NONE;
+            return current == null
+                    ? ReplicationView.NONE
+                    : new ReplicationView(current.replication().mode(), 1, Map.of(), Map.of());
         }
         long now = System.currentTimeMillis();
         Map<Integer, ReplicationProgress> progress = new TreeMap<>();

@@ -24,6 +24,7 @@ import io.rhino.flink.coordination.InstallVnodesEvent;
 import io.rhino.flink.coordination.OriginShippedEvent;
 import io.rhino.flink.coordination.ReplicationChainEvent;
 import io.rhino.flink.coordination.TargetInstalledEvent;
+import io.rhino.flink.handover.DfsStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
 import io.rhino.flink.replication.PeerStateTransfer;
 import io.rhino.flink.replication.PeerVnodeReplication;
@@ -230,6 +231,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                             () -> currentReplication,
                             replicaPrefix(),
                             replication.timeout().toMillis());
+        }
+        if (replication.dfs()) {
+            transfer = new DfsStateTransfer(replication.dfsPath(), replicaPrefix());
         }
         coordinator.sendEventToCoordinator(new GateLocationEvent(taskManager, replicationAddress));
         long interval = loadReportInterval.toMillis();

@@ -1,0 +1,76 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MemorySize;
+import org.junit.jupiter.api.Test;
+
+/** Replication modes and the handover buffer bound, read from a configuration, or refused. */
+class RhinoRuntimeSettingsTest {
+
+    private static RhinoRuntimeSettings read(Configuration config) {
+        return RhinoRuntimeSettings.from(config, Duration.ofSeconds(30));
+    }
+
+    @Test
+    void dfsModeNeedsItsPath() {
+        Configuration config = new Configuration();
+        config.set(RhinoOptions.REPLICATION_MODE, "dfs");
+        assertThatThrownBy(() -> read(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.replication.dfs.path");
+
+        config.set(RhinoOptions.REPLICATION_DFS_PATH, "hdfs://namenode:8020/rhino");
+        RhinoRuntimeSettings.Replication replication = read(config).replication();
+        assertThat(replication.dfs()).isTrue();
+        assertThat(replication.enabled()).as("no peer replication in dfs mode").isFalse();
+        assertThat(replication.mode()).isEqualTo("dfs");
+        assertThat(replication.dfsPath()).isEqualTo("hdfs://namenode:8020/rhino");
+    }
+
+    @Test
+    void anUnknownModeNamesTheKnownOnes() {
+        Configuration config = new Configuration();
+        config.set(RhinoOptions.REPLICATION_MODE, "raid");
+        assertThatThrownBy(() -> read(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.replication.mode")
+                .hasMessageContaining("'raid'")
+                .hasMessageContaining("none, peers or dfs");
+    }
+
+    @Test
+    void theDefaultsReplicateNothingAndBufferSixtyFourMegabytes() {
+        RhinoRuntimeSettings settings = read(new Configuration());
+        assertThat(settings.replication().mode()).isEqualTo("none");
+        assertThat(settings.replication().dfs()).isFalse();
+        assertThat(settings.handoverBufferMemory()).isEqualTo(MemorySize.ofMebiBytes(64));
+    }
+
+    @Test
+    void anEmptyHandoverBufferIsRefused() {
+        Configuration config = new Configuration();
+        config.set(RhinoOptions.HANDOVER_BUFFER_MAX_MEMORY, MemorySize.ZERO);
+        assertThatThrownBy(() -> read(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.handover.buffer.max-memory");
+    }
+}

@@ -137,6 +137,12 @@ public final class PeerVnodeReplication implements VnodeReplication {
     }
 
     @Override
+    public void seed(int vnode, Object instance, String directory, Set<String> sstFiles) {
+        replicatedSst.putIfAbsent(
+                vnode, new Held(new WeakReference<>(instance), new HeldFiles(directory, sstFiles)));
+    }
+
+    @Override
     public void checkpointCompleted(long checkpointId) {
         if (checkpointId > lastCompletedCheckpoint) {
             lastCompletedCheckpoint = checkpointId;

@@ -22,9 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
@@ -62,6 +64,7 @@ public final class ReplicaRestore implements AutoCloseable {
     private final Path workDirectory;
     private final String fetchDirectory = "_fetched/" + UUID.randomUUID();
     private final List<Path> assembled = new ArrayList<>();
+    private final Map<Integer, Seed> seeds = new HashMap<>();
     private int restoredVnodes;
     private long linkedBytes;
     private int fetchedVnodes;
@@ -170,6 +173,33 @@ public final class ReplicaRestore implements AutoCloseable {
         }
     }
 
+    /**
+     * Where the SST files of a vnode restored from a replica lie in the vnode's replica directory
+     * on its holders, and their names.
+     */
+    public record Seed(String directory, Set<String> sstFiles) {}
+
+    /** The seed of a vnode restored from a replica, for its replication to skip those files. */
+    public Optional<Seed> seedOf(int vnode) {
+        return Optional.ofNullable(seeds.get(vnode));
+    }
+
+    /** Remembers the listed SST files of the one instance directory they share, if they do. */
+    private void rememberSeed(int vnode, List<String> listed) {
+        Set<String> directories = new HashSet<>();
+        Set<String> sstFiles = new HashSet<>();
+        for (String file : listed) {
+            int slash = file.lastIndexOf('/');
+            if (file.endsWith(".sst") && slash > 0) {
+                directories.add(file.substring(0, slash));
+                sstFiles.add(file.substring(slash + 1));
+            }
+        }
+        if (directories.size() == 1) {
+            seeds.put(vnode, new Seed(directories.iterator().next(), Set.copyOf(sstFiles)));
+        }
+    }
+
     /** The replica's files by RocksDB file name, if it is whole and matches Flink's handle. */
     private Optional<Map<String, Path>> replicaOf(
             int vnode, IncrementalRemoteKeyedStateHandle remote) throws IOException {
@@ -177,9 +207,11 @@ public final class ReplicaRestore implements AutoCloseable {
         Optional<Path> listingFile =
                 store.file(ReplicaListing.path(vnodeDirectory, remote.getCheckpointId()));
         Map<String, Path> files;
+        List<String> listedFiles;
         if (listingFile.isPresent()) {
             files = new HashMap<>();
-            for (String listed : ReplicaListing.read(listingFile.get()).files()) {
+            listedFiles = ReplicaListing.read(listingFile.get()).files();
+            for (String listed : listedFiles) {
                 Optional<Path> file = store.file(vnodeDirectory + "/" + listed);
                 if (file.isEmpty()) {
                     return unusable(vnode, remote, "it lacks " + listed);
@@ -187,11 +219,12 @@ public final class ReplicaRestore implements AutoCloseable {
                 files.put(fileName(listed), file.get());
             }
         } else {
-            Optional<Map<String, Path>> fetched = fetch(vnode, vnodeDirectory, remote);
+            Optional<Fetched> fetched = fetch(vnode, vnodeDirectory, remote);
             if (fetched.isEmpty()) {
                 return Optional.empty();
             }
-            files = fetched.get();
+            files = fetched.get().files();
+            listedFiles = fetched.get().listed();
         }
         // Flink's snapshot and the replica's capture are two RocksDB checkpoints of the same
         // instance, taken one after the other in the synchronous phase: the same data. Their SST
@@ -214,6 +247,7 @@ public final class ReplicaRestore implements AutoCloseable {
         if (files.keySet().stream().noneMatch(name -> name.startsWith("MANIFEST"))) {
             return unusable(vnode, remote, "it has no RocksDB MANIFEST");
         }
+        rememberSeed(vnode, listedFiles);
         return Optional.of(files);
     }
 
@@ -221,7 +255,9 @@ public final class ReplicaRestore implements AutoCloseable {
      * Fetches the replica of the restored checkpoint from the first holder that has it whole: its
      * listing, then every file it names, at once. Empty if none has.
      */
-    private Optional<Map<String, Path>> fetch(
+    private record Fetched(Map<String, Path> files, List<String> listed) {}
+
+    private Optional<Fetched> fetch(
             int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
         long checkpoint = remote.getCheckpointId();
         for (PeerAddress holder : holders) {
@@ -260,7 +296,7 @@ public final class ReplicaRestore implements AutoCloseable {
                         files.size(),
                         bytes,
                         (System.nanoTime() - started) / 1_000_000);
-                return Optional.of(files);
+                return Optional.of(new Fetched(files, listing.files()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return Optional.empty();

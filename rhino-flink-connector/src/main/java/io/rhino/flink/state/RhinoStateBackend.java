@@ -243,11 +243,21 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         replicaRestore(env, spec, restored.replicaHolders())) {
                     for (Map.Entry<Integer, List<KeyedStateHandle>> entry :
                             restored.handlesByVnode().entrySet()) {
+                        int vnode = entry.getKey();
                         backend.installVnode(
-                                entry.getKey(),
+                                vnode,
                                 replicas == null
                                         ? entry.getValue()
-                                        : replicas.handlesFor(entry.getKey(), entry.getValue()));
+                                        : replicas.handlesFor(vnode, entry.getValue()));
+                        if (replicas != null) {
+                            replicas.seedOf(vnode)
+                                    .ifPresent(
+                                            seed ->
+                                                    backend.seedReplica(
+                                                            vnode,
+                                                            seed.directory(),
+                                                            seed.sstFiles()));
+                        }
                     }
                     if (replicas != null) {
                         restoredFromReplicas(parameters, replicas);

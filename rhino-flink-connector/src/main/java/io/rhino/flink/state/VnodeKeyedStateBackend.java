@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 import javax.annotation.Nonnull;
@@ -83,6 +85,7 @@ public final class VnodeKeyedStateBackend<K>
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
     private final java.io.File transferDirectory;
     private final PendingExports pendingExports = new PendingExports();
+    private final Map<Integer, ReplicaSeed> replicaSeeds = new java.util.HashMap<>();
     private final java.io.Closeable installResources;
     private long exportCounter;
 
@@ -151,6 +154,7 @@ public final class VnodeKeyedStateBackend<K>
      */
     public void removeVnode(int vnode) {
         layout.checkVnode(vnode);
+        replicaSeeds.remove(vnode);
         if (!backends.owns(vnode)) {
             throw new IllegalStateException(
                     operatorIdentifier + " does not own vnode " + vnode + "; cannot remove it");
@@ -197,8 +201,31 @@ public final class VnodeKeyedStateBackend<K>
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
     public void replicateWith(VnodeReplication replication) {
+        if (replication != null) {
+            replicaSeeds.forEach(
+                    (vnode, seed) -> {
+                        if (backends.owns(vnode) && backends.get(vnode) == seed.instance()) {
+                            replication.seed(
+                                    vnode, seed.instance(), seed.directory(), seed.sstFiles());
+                        }
+                    });
+        }
         snapshotter.replicateWith(replication);
     }
+
+    /**
+     * The owned vnode's instance was built from a replica: its SST files {@code sstFiles} lie in
+     * {@code directory} of the vnode's replica directory on the holders, which replication may then
+     * skip (see {@link VnodeReplication#seed}).
+     */
+    public void seedReplica(int vnode, String directory, java.util.Set<String> sstFiles) {
+        if (backends.owns(vnode)) {
+            replicaSeeds.put(
+                    vnode, new ReplicaSeed(backends.get(vnode), directory, Set.copyOf(sstFiles)));
+        }
+    }
+
+    private record ReplicaSeed(Object instance, String directory, Set<String> sstFiles) {}
 
     /** A directory on this TaskManager's local disk for vnodes in transfer. */
     public java.io.File transferDirectory() {

@@ -32,6 +32,15 @@ public interface VnodeReplication {
     /** Flink completed this checkpoint: copies of older ones may go. */
     default void checkpointCompleted(long checkpointId) {}
 
+    /**
+     * The vnode's RocksDB instance {@code instance} was built from a replica whose SST files {@code
+     * sstFiles} lie in {@code directory} of the vnode's replica directory: the chain probably holds
+     * them already, so the next round need not send them (a member that lacks one refuses the
+     * listing, and that round sends everything).
+     */
+    default void seed(
+            int vnode, Object instance, String directory, java.util.Set<String> sstFiles) {}
+
     /** One checkpoint's captured vnode files. */
     interface Capture {
 

@@ -1,0 +1,183 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.replication.ReplicationConfig;
+import io.rhino.replication.ReplicationService;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A vnode rebuilt from a replica replicates, to a chain that holds that replica, only what it
+ * lacks: the holder's SST copies stay the same files (same inodes), in the same instance directory.
+ * Without the seed, every file goes again into a new instance directory.
+ */
+class ReplicaSeedTest {
+
+    private static final RhinoOperatorSpec SPEC = new RhinoOperatorSpec("op", 128, 4, 1, 1);
+    private static final String PREFIX = "job/op";
+    private static final ValueStateDescriptor<String> VALUE =
+            new ValueStateDescriptor<>("value", Types.STRING);
+
+    @TempDir Path tmp;
+    private VnodeBackendHarness harness;
+    private ReplicationService primary;
+    private ReplicationService holder;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        harness.close();
+        primary.close();
+        holder.close();
+    }
+
+    @Test
+    void aRestoredVnodeSendsTheChainOnlyWhatItLacks() throws Exception {
+        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
+        primary = service("127.0.0.2", "primary");
+        holder = service("127.0.0.3", "holder");
+
+        VnodeKeyedStateBackend<Long> first = harness.create(0, List.of());
+        put(first);
+        first.replicateWith(replication(new AtomicLong()));
+        KeyedStateHandle checkpoint = harness.checkpoint(first, 1);
+        int[] vnodes = first.ownedVnodes();
+        Map<Integer, List<String>> listed = new HashMap<>();
+        Map<String, Object> inodes = new HashMap<>();
+        long sstBytes = 0;
+        for (int vnode : vnodes) {
+            String vnodeDirectory = ReplicaListing.vnodeDirectory(PREFIX, vnode);
+            listed.put(vnode, listing(vnodeDirectory, 1));
+            inodes.putAll(sstInodes(vnodeDirectory, listed.get(vnode)));
+            for (String file : ssts(listed.get(vnode))) {
+                sstBytes +=
+                        Files.size(holder.store().file(vnodeDirectory + "/" + file).orElseThrow());
+            }
+        }
+        assertThat(inodes).as("SST copies on the holder").isNotEmpty();
+        assertThat(sstBytes).isPositive();
+
+        // rebuilt from checkpoint 1 (the same SST files), seeded with the holder's listings
+        VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(checkpoint));
+        assertThat(restored.ownedVnodes()).isEqualTo(vnodes);
+        for (int vnode : vnodes) {
+            List<String> files = ssts(listed.get(vnode));
+            if (!files.isEmpty()) {
+                Set<String> names = new HashSet<>();
+                files.forEach(f -> names.add(f.substring(f.lastIndexOf('/') + 1)));
+                restored.seedReplica(vnode, directoryOf(files.get(0)), names);
+            }
+        }
+        AtomicLong sent = new AtomicLong();
+        restored.replicateWith(replication(sent));
+        harness.checkpoint(restored, 2);
+
+        Map<String, Object> after = new HashMap<>();
+        for (int vnode : vnodes) {
+            String vnodeDirectory = ReplicaListing.vnodeDirectory(PREFIX, vnode);
+            List<String> second = ssts(listing(vnodeDirectory, 2));
+            assertThat(second)
+                    .as("SST files of vnode %d's second listing", vnode)
+                    .containsAll(ssts(listed.get(vnode)));
+            after.putAll(sstInodes(vnodeDirectory, listed.get(vnode)));
+        }
+        assertThat(after).as("the holder's SST copies were not sent again").isEqualTo(inodes);
+        assertThat(sent.get())
+                .as("bytes sent for checkpoint 2 (metadata only), vs the SST bytes held")
+                .isLessThan(sstBytes);
+    }
+
+    private static List<String> ssts(List<String> listed) {
+        return listed.stream().filter(f -> f.endsWith(".sst")).toList();
+    }
+
+    private static String directoryOf(String listedFile) {
+        return listedFile.substring(0, listedFile.lastIndexOf('/'));
+    }
+
+    private PeerVnodeReplication replication(AtomicLong sent) {
+        return new PeerVnodeReplication(
+                primary,
+                List.of(holder.address()),
+                PREFIX,
+                tmp.resolve("capture"),
+                30_000,
+                new PeerVnodeReplication.Listener() {
+                    @Override
+                    public void replicated(long checkpointId, long bytesSent, long roundMillis) {
+                        sent.addAndGet(bytesSent);
+                    }
+
+                    @Override
+                    public void failed(long checkpointId, Throwable cause) {}
+                });
+    }
+
+    private ReplicationService service(String host, String name) throws Exception {
+        return ReplicationService.start(
+                ReplicationConfig.anyPort(host, tmp.resolve(name), "seed", Duration.ofSeconds(30)));
+    }
+
+    private List<String> listing(String vnodeDirectory, long checkpoint) throws Exception {
+        return ReplicaListing.read(
+                        holder.store()
+                                .file(ReplicaListing.path(vnodeDirectory, checkpoint))
+                                .orElseThrow())
+                .files();
+    }
+
+    private Map<String, Object> sstInodes(String vnodeDirectory, List<String> listed)
+            throws Exception {
+        Map<String, Object> inodes = new HashMap<>();
+        for (String file : listed) {
+            if (file.endsWith(".sst")) {
+                Path copy = holder.store().file(vnodeDirectory + "/" + file).orElseThrow();
+                inodes.put(file, Files.getAttribute(copy, "unix:ino"));
+            }
+        }
+        return inodes;
+    }
+
+    private static void put(VnodeKeyedStateBackend<Long> backend) throws Exception {
+        ValueState<String> state =
+                backend.getPartitionedState(
+                        VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+        for (long key = 0; key < 5_000; key++) {
+            backend.setCurrentKey(key);
+            state.update("value-" + key + "-".repeat((int) (key % 40)));
+        }
+    }
+}

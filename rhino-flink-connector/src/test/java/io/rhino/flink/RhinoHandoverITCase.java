@@ -203,27 +203,26 @@ class RhinoHandoverITCase {
 
     /** The gauge {@code name} of each subtask of the gate operator {@code gate}. */
     private static Map<Integer, Long> gateGauge(JobID jobId, String gate, String name) {
-        Map<Integer, Long> bySubtask = new TreeMap<>();
-        forEachMetric(
-                jobId,
-                name,
-                (group, metric) -> {
-                    if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
-                        bySubtask.put(subtaskOf(group), gaugeValue(metric));
-                    }
-                });
-        return bySubtask;
+        return gateMetric(jobId, gate, name, RhinoHandoverITCase::gaugeValue);
     }
 
     /** The counter {@code name} of each subtask of the gate operator {@code gate}. */
     private static Map<Integer, Long> gateCounter(JobID jobId, String gate, String name) {
+        return gateMetric(jobId, gate, name, metric -> ((Counter) metric).getCount());
+    }
+
+    private static Map<Integer, Long> gateMetric(
+            JobID jobId,
+            String gate,
+            String name,
+            java.util.function.ToLongFunction<Metric> value) {
         Map<Integer, Long> bySubtask = new TreeMap<>();
         forEachMetric(
                 jobId,
                 name,
                 (group, metric) -> {
                     if (gate.equals(group.getAllVariables().get("<operator_name>"))) {
-                        bySubtask.put(subtaskOf(group), ((Counter) metric).getCount());
+                        bySubtask.put(subtaskOf(group), value.applyAsLong(metric));
                     }
                 });
         return bySubtask;

@@ -17,7 +17,6 @@ package io.rhino.flink.handover;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -68,8 +67,7 @@ public final class DfsStateTransfer implements StateTransfer {
     public Shipment ship(
             VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception {
-        File local = new File(origin.transferDirectory(), handover.value() + "-vnode-" + vnode);
-        VnodeExport export = origin.exportVnode(vnode, local.toPath());
+        VnodeExport export = LocalDirectoryStateTransfer.exportLocally(origin, vnode, handover);
         org.apache.flink.core.fs.Path remote =
                 new org.apache.flink.core.fs.Path(
                         basePath, operatorPrefix + "/" + handover.value() + "/vnode-" + vnode);

@@ -41,12 +41,20 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
     public Shipment ship(
             VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception {
-        // one flat directory per vnode and handover: removing it after the install leaves nothing
-        File directory = new File(origin.transferDirectory(), handover.value() + "-vnode-" + vnode);
-        VnodeExport export = origin.exportVnode(vnode, directory.toPath());
+        VnodeExport export = exportLocally(origin, vnode, handover);
         return new Shipment(
-                new LocalShipment(directory.getAbsolutePath(), export.handle()),
+                new LocalShipment(export.directory().toString(), export.handle()),
                 export.copiedBytes());
+    }
+
+    /**
+     * Exports the vnode into one flat directory per vnode and handover under the origin's transfer
+     * directory: removing it after the install leaves nothing.
+     */
+    static VnodeExport exportLocally(
+            VnodeKeyedStateBackend<?> origin, int vnode, HandoverId handover) throws Exception {
+        File directory = new File(origin.transferDirectory(), handover.value() + "-vnode-" + vnode);
+        return origin.exportVnode(vnode, directory.getAbsoluteFile().toPath());
     }
 
     @Override

@@ -56,7 +56,10 @@ public final class NexmarkScenarios {
         return new Args("NexmarkScenarios")
                 .flag("scenario", "load-balancing", "comma-separated, of " + Scenarios.NAMES)
                 .flag("query", "nbq8", "nbq5, nbq8 or nbqx")
-                .flag("suts", "rhino,flink", "comma-separated: rhino, flink, flink-local")
+                .flag(
+                        "suts",
+                        "rhino,flink",
+                        "comma-separated: rhino, rhino-replicated, flink, flink-local")
                 .flag(
                         "rate",
                         "",
@@ -168,11 +171,13 @@ public final class NexmarkScenarios {
     static SystemUnderTest sut(String name, ClusterShape shape, long seed) {
         return switch (name) {
             case "rhino" -> new RhinoSut(shape, seed);
+            case "rhino-replicated" -> new ReplicatedRhinoSut(shape, seed);
             case "flink" -> new FlinkSut(shape);
             case "flink-local" -> new FlinkSut("flink-local", shape, true);
             default ->
                     throw new IllegalArgumentException(
-                            "--suts takes rhino, flink and flink-local, not " + name);
+                            "--suts takes rhino, rhino-replicated, flink and flink-local, not "
+                                    + name);
         };
     }
 

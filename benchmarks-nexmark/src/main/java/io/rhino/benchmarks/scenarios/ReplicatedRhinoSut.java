@@ -1,0 +1,44 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.flink.config.RhinoOptions;
+import java.nio.file.Path;
+import java.util.UUID;
+import org.apache.flink.configuration.Configuration;
+
+/**
+ * Rhino with every checkpoint replicated to one other TaskManager ({@code rhino.replication.mode:
+ * peers}, factor 2, as the paper): each TaskManager of the embedded cluster runs a replication
+ * service with its replicas beside the checkpoints. Compared with {@link RhinoSut}, it measures
+ * what replication costs in steady state.
+ */
+final class ReplicatedRhinoSut extends RhinoSut {
+
+    ReplicatedRhinoSut(ClusterShape shape, long seed) {
+        super("rhino-replicated", shape, seed);
+    }
+
+    @Override
+    void configureJob(Configuration config, Path checkpointDir) {
+        super.configureJob(config, checkpointDir);
+        config.set(RhinoOptions.REPLICATION_MODE, "peers");
+        config.set(RhinoOptions.REPLICATION_FACTOR, 2);
+        config.set(
+                RhinoOptions.REPLICATION_DIR,
+                checkpointDir.resolveSibling(checkpointDir.getFileName() + "-replicas").toString());
+        config.set(RhinoOptions.REPLICATION_SECRET, UUID.randomUUID().toString());
+    }
+}

@@ -59,7 +59,7 @@ public final class NexmarkScenarios {
                 .flag(
                         "suts",
                         "rhino,flink",
-                        "comma-separated: rhino, rhino-replicated, flink, flink-local")
+                        "comma-separated: rhino, rhino-replicated, rhino-auto-balance, flink, flink-local")
                 .flag(
                         "rate",
                         "",
@@ -85,6 +85,7 @@ public final class NexmarkScenarios {
                 .flag("partitions", 4, "partitions per topic")
                 .flag("nbq8-window", "12h", "NBQ8's tumbling window")
                 .flag("seed", 42, "seed of the generator and of the vnode choice")
+                .flag("zipf", "1.0", "skewed: Zipf exponent of the keys bids and auctions pick")
                 .flag("start-rate", "1", "max-throughput: first rate probed, MB/s of all threads")
                 .flag("step", "30s", "max-throughput: how long each rate runs")
                 .flag("latency-bound", "2s", "max-throughput: median p99 a sustained rate keeps")
@@ -118,7 +119,11 @@ public final class NexmarkScenarios {
                                     TimeUtils.parseDuration(args.get("step")),
                                     TimeUtils.parseDuration(args.get("latency-bound")),
                                     args.getInt("max-steps", 1))
-                            : Scenarios.create(name, settings(args, name)));
+                            : name.equals("skewed")
+                                    ? Scenarios.skewed(
+                                            settings(args, name),
+                                            Double.parseDouble(args.get("zipf")))
+                                    : Scenarios.create(name, settings(args, name)));
         }
         largeStateAdvice(
                         MemorySize.parse(args.get("state-size")).getBytes(),
@@ -172,6 +177,7 @@ public final class NexmarkScenarios {
         return switch (name) {
             case "rhino" -> new RhinoSut(shape, seed);
             case "rhino-replicated" -> new ReplicatedRhinoSut(shape, seed);
+            case "rhino-auto-balance" -> new AutoBalancingRhinoSut(shape, seed);
             case "flink" -> new FlinkSut(shape);
             case "flink-local" -> new FlinkSut("flink-local", shape, true);
             default ->

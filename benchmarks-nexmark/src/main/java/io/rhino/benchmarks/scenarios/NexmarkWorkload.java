@@ -91,6 +91,22 @@ public record NexmarkWorkload(
                 nbq8Window);
     }
 
+    /** The same workload with other keys for bids and auctions (e.g. Zipf-skewed). */
+    public NexmarkWorkload withKeys(io.rhino.benchmarks.nexmark.generator.KeyDistribution keys) {
+        return new NexmarkWorkload(
+                query,
+                rate,
+                generator.withKeys(keys),
+                producerThreads,
+                partitions,
+                maxParallelism,
+                activeParallelism,
+                vnodes,
+                checkpointInterval,
+                stateSizeBytes,
+                nbq8Window);
+    }
+
     /** The same workload at another rate. */
     public NexmarkWorkload withRate(RateSchedule newRate) {
         return new NexmarkWorkload(

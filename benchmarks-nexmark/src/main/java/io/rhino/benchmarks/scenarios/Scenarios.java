@@ -16,6 +16,7 @@ package io.rhino.benchmarks.scenarios;
 
 import io.rhino.benchmarks.harness.Reconfiguration;
 import io.rhino.benchmarks.harness.SystemUnderTest;
+import io.rhino.benchmarks.nexmark.generator.KeyDistribution;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +38,8 @@ public final class Scenarios {
                     "vertical-scaling",
                     "load-balancing",
                     "varying-rate",
-                    "failover");
+                    "failover",
+                    "skewed");
 
     private Scenarios() {}
 
@@ -111,6 +113,24 @@ public final class Scenarios {
                     throw new IllegalArgumentException(
                             "--scenario is one of " + NAMES + ", not " + name);
         };
+    }
+
+    /**
+     * A steady run whose bids and auctions pick their auctions and persons Zipf-skewed ({@code
+     * exponent}) over the first 1,000 candidates, with no requested reconfiguration: the
+     * auto-balancer's benchmark (compare {@code rhino} with {@code rhino-auto-balance}).
+     */
+    static SkewedScenario skewed(ScenarioSettings s, double exponent) {
+        NexmarkWorkload skewed = s.workload().withKeys(KeyDistribution.zipf(exponent, 1_000));
+        return new SkewedScenario(
+                new NexmarkScenario(
+                        s.query() + "-skewed",
+                        groupOf(s),
+                        sut -> skewed,
+                        sut -> Optional.empty(),
+                        s.warmUp(),
+                        s.checkpointsBefore(),
+                        s.after()));
     }
 
     /**

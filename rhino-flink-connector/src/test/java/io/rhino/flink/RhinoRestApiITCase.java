@@ -139,6 +139,21 @@ class RhinoRestApiITCase {
                 .as("the source's rate, measured by the routers")
                 .isBetween(500.0, 4_000.0);
         awaitStateBytesReported();
+
+        // per subtask: its vnodes and rates add up to the operator's, and Flink's busy time
+        JsonNode subtasks = operator().get("subtasks");
+        assertThat(subtasks).hasSize(PARALLELISM);
+        int vnodes = 0;
+        for (JsonNode subtask : subtasks) {
+            vnodes += subtask.get("vnodes").asInt();
+            assertThat(subtask.get("active").asBoolean()).isTrue();
+            assertThat(subtask.get("taskmanager").asText()).isNotEmpty();
+            assertThat(subtask.get("busy-ms-per-second").isNumber())
+                    .as("busy time reported by subtask %s", subtask)
+                    .isTrue();
+            assertThat(subtask.get("busy-ms-per-second").asDouble()).isBetween(0.0, 1000.0);
+        }
+        assertThat(vnodes).isEqualTo(VNODES);
     }
 
     @Test

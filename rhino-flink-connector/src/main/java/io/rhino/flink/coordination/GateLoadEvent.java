@@ -19,10 +19,14 @@ import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
- * Gate subtask → coordinator, periodically: the state size of each vnode it owns, in bytes, and
- * where its checkpoint replication stands (null without replication).
+ * Gate subtask → coordinator, periodically: the state size of each vnode it owns, in bytes, how
+ * busy its task is (Flink's busyTimeMsPerSecond), and where its checkpoint replication stands (null
+ * without replication).
  */
-public record GateLoadEvent(Map<Integer, Long> stateBytesByVnode, ReplicationProgress replication)
+public record GateLoadEvent(
+        Map<Integer, Long> stateBytesByVnode,
+        double busyTimeMsPerSecond,
+        ReplicationProgress replication)
         implements OperatorEvent {
 
     public GateLoadEvent {

@@ -113,7 +113,11 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     installed.replayedRecords());
             manager.onTargetInstalled(installed.handoverId(), subtask, installed.vnodes());
         } else if (event instanceof GateLoadEvent load) {
-            hub.gateLoad(subtask, load.stateBytesByVnode(), load.replication());
+            hub.gateLoad(
+                    subtask,
+                    load.stateBytesByVnode(),
+                    load.busyTimeMsPerSecond(),
+                    load.replication());
         } else if (event instanceof GateLocationEvent location) {
             hub.gateStarted(
                     subtask, attemptNumber, location.taskManager(), location.replicationAddress());

@@ -68,6 +68,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     // the replica chain (TaskManagers) of each gate subtask, as last sent
     private volatile Map<Integer, List<String>> replicaChains = Map.of();
     private final Map<Integer, ReceivedProgress> replicationProgress = new ConcurrentHashMap<>();
+    private final Map<Integer, Double> busyTimeBySubtask = new ConcurrentHashMap<>();
     private volatile OperatorCoordinator.Context gateContext;
     private final int routerParallelism;
     private volatile boolean failingOver;
@@ -153,10 +154,16 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
 
     /** A gate's state sizes of the vnodes it owns, and its replication progress. */
     void gateLoad(
-            int subtask, Map<Integer, Long> stateBytesByVnode, ReplicationProgress replication) {
+            int subtask,
+            Map<Integer, Long> stateBytesByVnode,
+            double busyTimeMsPerSecond,
+            ReplicationProgress replication) {
         VnodeLoads current = loads;
         if (current != null) {
             stateBytesByVnode.forEach(current::stateBytes);
+        }
+        if (!Double.isNaN(busyTimeMsPerSecond)) {
+            busyTimeBySubtask.put(subtask, busyTimeMsPerSecond);
         }
         if (replication != null) {
             replicationProgress.put(
@@ -297,6 +304,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         gates.remove(subtask);
         gateTaskManagers.remove(subtask);
         replicationProgress.remove(subtask);
+        busyTimeBySubtask.remove(subtask);
         recovery.gateGone(subtask, attempt);
         suspend(reason);
     }
@@ -306,6 +314,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         recovery.allGone();
         gateTaskManagers.clear();
         replicationProgress.clear();
+        busyTimeBySubtask.clear();
         suspend(reason);
     }
 
@@ -421,6 +430,11 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                                 received.progress().agedBy(now - received.receivedAtMillis())));
         return new ReplicationView(
                 "peers", current.replication().factor(), replicaChains, progress);
+    }
+
+    @Override
+    public Map<Integer, Double> busyTimeMsPerSecond() {
+        return new TreeMap<>(busyTimeBySubtask);
     }
 
     /** Which TaskManager each gate subtask runs on, as reported by the subtasks. */

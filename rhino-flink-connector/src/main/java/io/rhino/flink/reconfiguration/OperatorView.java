@@ -48,6 +48,14 @@ public interface OperatorView {
         return Map.of();
     }
 
+    /**
+     * Each running gate subtask's task busy time (Flink's busyTimeMsPerSecond, 0–1000), as last
+     * reported.
+     */
+    default Map<Integer, Double> busyTimeMsPerSecond() {
+        return Map.of();
+    }
+
     /** How the operator's checkpoints are replicated, and how far each subtask got. */
     default ReplicationView replication() {
         return ReplicationView.NONE;

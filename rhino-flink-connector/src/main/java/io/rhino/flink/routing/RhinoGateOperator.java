@@ -51,6 +51,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.execution.CancelTaskException;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
@@ -252,10 +253,20 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                             coordinator.sendEventToCoordinator(
                                     new GateLoadEvent(
                                             bytes,
+                                            busyTimeMsPerSecond(),
                                             replicationService == null
                                                     ? null
                                                     : replicationProgress.snapshot()));
                         });
+    }
+
+    /** What Flink reports as the task's busyTimeMsPerSecond: neither idle nor back-pressured. */
+    private double busyTimeMsPerSecond() {
+        TaskIOMetricGroup io =
+                getContainingTask().getEnvironment().getMetricGroup().getIOMetricGroup();
+        double notBusy =
+                io.getIdleTimeMsPerSecond().getValue() + io.getBackPressuredTimeMsPerSecond();
+        return 1000.0 - Math.min(notBusy, 1000.0);
     }
 
     /**

@@ -61,6 +61,26 @@ final class JsonViews {
         Map<Integer, String> taskManagers = operator.taskManagerBySubtask();
         Map<Integer, Set<String>> replicas = operator.replicaHolders();
         double[] rates = operator.recordsPerSecond();
+        Map<Integer, Double> busy = operator.busyTimeMsPerSecond();
+        double[] subtaskRates = new double[operator.parallelism()];
+        for (int vnode = 0; vnode < table.layout().numVnodes(); vnode++) {
+            subtaskRates[table.ownerOf(vnode)] += rates[vnode];
+        }
+        ArrayNode subtasks = node.putArray("subtasks");
+        for (int subtask = 0; subtask < operator.parallelism(); subtask++) {
+            ObjectNode s = subtasks.addObject();
+            s.put("subtask", subtask);
+            s.put("taskmanager", taskManagers.get(subtask));
+            s.put("active", table.activeSubtasks().contains(subtask));
+            s.put("vnodes", table.vnodesOwnedBy(subtask).length);
+            s.put("records-per-second", subtaskRates[subtask]);
+            Double busyTime = busy.get(subtask);
+            if (busyTime == null) {
+                s.putNull("busy-ms-per-second");
+            } else {
+                s.put("busy-ms-per-second", busyTime);
+            }
+        }
         ArrayNode vnodes = node.putArray("vnodes");
         for (int vnode = 0; vnode < table.layout().numVnodes(); vnode++) {
             int owner = table.ownerOf(vnode);

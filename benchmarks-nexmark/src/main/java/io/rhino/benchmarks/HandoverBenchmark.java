@@ -64,6 +64,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -103,6 +104,7 @@ public final class HandoverBenchmark {
             MemorySize managedMemory,
             boolean freshCheckpoint,
             boolean flink,
+            int rocksdbFilesOpen,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -136,6 +138,12 @@ public final class HandoverBenchmark {
                                         + " the one after the fill, so the export copies what"
                                         + " compaction rewrote since)")
                         .flag("flink", true, "also measure Flink's stop-with-savepoint rescale")
+                        .flag(
+                                "rocksdb-files-open",
+                                -1,
+                                "state.backend.rocksdb.files.open of every RocksDB instance (-1:"
+                                        + " unlimited, Flink's default: opening a database opens"
+                                        + " all its files)")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
@@ -155,6 +163,7 @@ public final class HandoverBenchmark {
                         MemorySize.parse(args.get("managed-memory")),
                         args.getBoolean("fresh-checkpoint"),
                         args.getBoolean("flink"),
+                        args.getInt("rocksdb-files-open", -1),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -191,7 +200,7 @@ public final class HandoverBenchmark {
         RoutingTable initial = RoutingTable.initial(layout, PARALLELISM, PARALLELISM - 1);
         BitSet moving = bits(initial.vnodesOwnedBy(0));
         StreamExecutionEnvironment env =
-                environment("io.rhino.flink.state.RhinoStateBackendFactory", dir);
+                environment("io.rhino.flink.state.RhinoStateBackendFactory", dir, settings);
         DataStream<LoadEvent> events = source(env, settings, layout, moving, size);
         RhinoStreams.keyBy(
                         events,
@@ -333,7 +342,7 @@ public final class HandoverBenchmark {
             Path dir,
             String runId,
             int parallelism) {
-        StreamExecutionEnvironment env = environment("rocksdb", dir);
+        StreamExecutionEnvironment env = environment("rocksdb", dir, settings);
         SingleOutputStreamOperator<Void> state =
                 source(env, settings, layout, moving, size)
                         .keyBy(new EventKey())
@@ -346,8 +355,10 @@ public final class HandoverBenchmark {
         return EmbeddedCluster.jobGraph(env);
     }
 
-    private static StreamExecutionEnvironment environment(String backend, Path dir) {
+    private static StreamExecutionEnvironment environment(
+            String backend, Path dir, Settings settings) {
         Configuration config = new Configuration();
+        config.set(RocksDBConfigurableOptions.MAX_OPEN_FILES, settings.rocksdbFilesOpen());
         config.set(StateBackendOptions.STATE_BACKEND, backend);
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         config.set(

@@ -87,7 +87,6 @@ public final class VnodeKeyedStateBackend<K>
     private final PendingExports pendingExports = new PendingExports();
     private final Map<Integer, ReplicaSeed> replicaSeeds = new java.util.HashMap<>();
     private final java.io.Closeable installResources;
-    private long exportCounter;
 
     VnodeKeyedStateBackend(
             String operatorIdentifier,
@@ -176,8 +175,8 @@ public final class VnodeKeyedStateBackend<K>
 
     /**
      * Writes the vnode's current state to {@code directory} as a local snapshot that another
-     * subtask on this machine installs with hard links. Only files that are not yet part of a
-     * completed checkpoint are copied.
+     * subtask on this machine installs with hard links: a RocksDB checkpoint of the instance (its
+     * SST files linked, not copied) and Flink's metadata for it.
      */
     public VnodeExport exportVnode(int vnode, java.nio.file.Path directory) throws Exception {
         layout.checkVnode(vnode);
@@ -185,18 +184,11 @@ public final class VnodeKeyedStateBackend<K>
             throw new IllegalStateException(
                     operatorIdentifier + " does not own vnode " + vnode + "; cannot export it");
         }
-        // Pseudo-checkpoint ids below -1 never collide with Flink's and are never confirmed.
-        long exportId = -2 - exportCounter++;
         return pendingExports.export(
                 directory,
                 target ->
                         VnodeExporter.export(
-                                backends.get(vnode),
-                                exportId,
-                                vnode,
-                                keyGroupRange(vnode),
-                                files,
-                                target));
+                                backends.get(vnode), vnode, keyGroupRange(vnode), target));
     }
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */

@@ -47,7 +47,8 @@ final class ReadCommands {
     @Command(
             name = "operators",
             description =
-                    "Show a job's Rhino operators: owner, TaskManager and load of each vnode.")
+                    "Show a job's Rhino operators: load and busy time of each subtask; owner,"
+                            + " TaskManager and load of each vnode.")
     static final class Operators implements Callable<Integer> {
         @ParentCommand RhinoCli cli;
 
@@ -72,6 +73,31 @@ final class ReadCommands {
                         operator.path("epoch").asLong(),
                         operator.path("state").asText(),
                         operator.path("load-imbalance").asDouble());
+                cli.out.printf(
+                        Locale.ROOT,
+                        "  %-8s %-7s %-7s %-12s %-10s %s%n",
+                        "subtask",
+                        "active",
+                        "vnodes",
+                        "records/s",
+                        "busy ms/s",
+                        "taskmanager");
+                for (JsonNode subtask : operator.path("subtasks")) {
+                    cli.out.printf(
+                            Locale.ROOT,
+                            "  %-8d %-7s %-7d %-12.1f %-10s %s%n",
+                            subtask.get("subtask").asInt(),
+                            subtask.path("active").asBoolean() ? "yes" : "no",
+                            subtask.path("vnodes").asInt(),
+                            subtask.path("records-per-second").asDouble(),
+                            subtask.path("busy-ms-per-second").isNumber()
+                                    ? String.format(
+                                            Locale.ROOT,
+                                            "%.0f",
+                                            subtask.get("busy-ms-per-second").asDouble())
+                                    : "-",
+                            subtask.path("taskmanager").asText("-"));
+                }
                 cli.out.printf(
                         Locale.ROOT,
                         "  %-6s %-6s %-12s %-12s %s%n",

@@ -309,7 +309,11 @@ class RhinoRestApiITCase {
 
         CliRun listed = CliRun.of("--url", url, "--token", TOKEN, "operators", jobId);
         assertThat(listed.code()).as(listed.err()).isZero();
-        assertThat(listed.out()).contains(NAME).contains("parallelism 4").contains("records/s");
+        assertThat(listed.out())
+                .contains(NAME)
+                .contains("parallelism 4")
+                .contains("records/s")
+                .contains("busy ms/s");
         // no replication in this job: the command says so, with every subtask unreplicated
         CliRun replication = CliRun.of("--url", url, "--token", TOKEN, "replication", jobId, NAME);
         assertThat(replication.code()).as(replication.err()).isZero();

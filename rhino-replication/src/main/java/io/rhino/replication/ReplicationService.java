@@ -40,7 +40,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.function.ObjLongConsumer;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,53 +153,17 @@ public final class ReplicationService implements AutoCloseable {
         }
         List<String> downstream = new ArrayList<>();
         chain.subList(1, chain.size()).forEach(member -> downstream.add(member.toString()));
-        long[] stream = {-1};
-        SenderConnection[] via = {null};
-        loop.execute(
-                () ->
-                        connection(chain.get(0))
-                                .whenComplete(
-                                        (connection, failure) -> {
-                                            if (failure != null) {
-                                                source.close();
-                                                result.completeExceptionally(failure);
-                                            } else if (!result.isDone()) {
-                                                via[0] = connection;
-                                                stream[0] =
-                                                        connection.open(
-                                                                relativePath,
-                                                                source.size(),
-                                                                crc,
-                                                                downstream,
-                                                                source,
-                                                                result);
-                                            }
-                                        }));
-        // on the service's own loop: the JDK's orTimeout starts a JVM-wide thread that would keep
-        // the class loader of the job that first called it
-        ScheduledFuture<?> timeout =
-                loop.schedule(
-                        () -> {
-                            if (result.completeExceptionally(new TimeoutException())
-                                    && via[0] != null) {
-                                via[0].cancel(stream[0], "timed out after " + config.timeout());
-                            }
-                        },
-                        config.timeout().toMillis(),
-                        TimeUnit.MILLISECONDS);
-        result.whenComplete((ok, failure) -> timeout.cancel(false));
-        return result.exceptionallyCompose(
-                failure ->
-                        CompletableFuture.failedFuture(
-                                failure instanceof TimeoutException
-                                        ? new ReplicationException(
-                                                "replicating '"
-                                                        + relativePath
-                                                        + "' to "
-                                                        + chain
-                                                        + " timed out after "
-                                                        + config.timeout())
-                                        : failure));
+        startOn(
+                chain.get(0),
+                result,
+                connection ->
+                        connection.open(
+                                relativePath, source.size(), crc, downstream, source, result),
+                source::close,
+                (connection, stream) ->
+                        connection.cancel(stream, "timed out after " + config.timeout()),
+                "replicating '" + relativePath + "' to " + chain);
+        return result;
     }
 
     /**
@@ -217,23 +182,43 @@ public final class ReplicationService implements AutoCloseable {
             result.completeExceptionally(e);
             return result;
         }
-        long[] request = {-1};
+        startOn(
+                holder,
+                result,
+                connection -> connection.fetch(sourcePath, targetPath, address.toString(), result),
+                () -> {},
+                SenderConnection::forgetFetch,
+                "fetching '" + sourcePath + "' from " + holder);
+        return result;
+    }
+
+    /**
+     * Once the connection to {@code peer} is ready, starts a stream or request on it ({@code start}
+     * returns its id), unless {@code result} already ended; fails {@code result} if the peer is
+     * unreachable ({@code unreachable} cleans up first) or after the configured timeout ({@code
+     * abandon} then drops what was started). Runs on the service's own loop: the JDK's orTimeout
+     * starts a JVM-wide thread that would keep the class loader of the job that first called it.
+     */
+    private void startOn(
+            PeerAddress peer,
+            CompletableFuture<Void> result,
+            ToLongFunction<SenderConnection> start,
+            Runnable unreachable,
+            ObjLongConsumer<SenderConnection> abandon,
+            String what) {
+        long[] id = {-1};
         SenderConnection[] via = {null};
         loop.execute(
                 () ->
-                        connection(holder)
+                        connection(peer)
                                 .whenComplete(
                                         (connection, failure) -> {
                                             if (failure != null) {
+                                                unreachable.run();
                                                 result.completeExceptionally(failure);
                                             } else if (!result.isDone()) {
                                                 via[0] = connection;
-                                                request[0] =
-                                                        connection.fetch(
-                                                                sourcePath,
-                                                                targetPath,
-                                                                address.toString(),
-                                                                result);
+                                                id[0] = start.applyAsLong(connection);
                                             }
                                         }));
         ScheduledFuture<?> timeout =
@@ -241,20 +226,14 @@ public final class ReplicationService implements AutoCloseable {
                         () -> {
                             if (result.completeExceptionally(
                                             new ReplicationException(
-                                                    "fetching '"
-                                                            + sourcePath
-                                                            + "' from "
-                                                            + holder
-                                                            + " timed out after "
-                                                            + config.timeout()))
+                                                    what + " timed out after " + config.timeout()))
                                     && via[0] != null) {
-                                via[0].forgetFetch(request[0]);
+                                abandon.accept(via[0], id[0]);
                             }
                         },
                         config.timeout().toMillis(),
                         TimeUnit.MILLISECONDS);
         result.whenComplete((ok, failure) -> timeout.cancel(false));
-        return result;
     }
 
     /** Replicates several files along one chain; fails if any fails. */

@@ -429,7 +429,10 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                                 subtask,
                                 received.progress().agedBy(now - received.receivedAtMillis())));
         return new ReplicationView(
-                "peers", current.replication().factor(), replicaChains, progress);
+                current.replication().mode(),
+                current.replication().factor(),
+                replicaChains,
+                progress);
     }
 
     @Override

@@ -260,8 +260,9 @@ public final class ReplicaRestore implements AutoCloseable {
     private Optional<Fetched> fetch(
             int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
         long checkpoint = remote.getCheckpointId();
-        for (PeerAddress holder : holders) {
-            String target = fetchDirectory + "/vnode-" + vnode + "-from-" + holders.indexOf(holder);
+        for (int index = 0; index < holders.size(); index++) {
+            PeerAddress holder = holders.get(index);
+            String target = fetchDirectory + "/vnode-" + vnode + "-from-" + index;
             long started = System.nanoTime();
             try {
                 service.fetch(

@@ -99,8 +99,8 @@ final class IncomingVnodeBuffer<T> implements AutoCloseable {
         RecordLog drained = log;
         log = new RecordLog();
         int replayed = 0;
-        try (drained) {
-            RecordReader reader = drained.reader();
+        try (drained;
+                RecordReader reader = drained.reader()) {
             for (int i = 0; i < drained.count; i++) {
                 int vnode = reader.in().readInt();
                 StreamRecord<T> record = reader.record();
@@ -111,7 +111,6 @@ final class IncomingVnodeBuffer<T> implements AutoCloseable {
                     replayed++;
                 }
             }
-            reader.close();
         }
         return replayed;
     }

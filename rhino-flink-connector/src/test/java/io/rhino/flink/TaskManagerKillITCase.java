@@ -133,7 +133,7 @@ class TaskManagerKillITCase {
             awaitReplicationReported(rhino, operatorPath, afterCrash, 1);
             // every subtask restarted: each restores its vnodes from a replica, on its new
             // TaskManager or fetched from a survivor that holds one; none from the storage
-            awaitRestoredFromReplicas(cluster, jobId);
+            awaitRestoredFromReplicas(cluster, jobId, rhino, operatorPath, beforeKill);
             moveBetweenTaskManagers(rhino, operatorPath, random, 3, "after");
 
             job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
@@ -325,18 +325,29 @@ class TaskManagerKillITCase {
     }
 
     /**
-     * Waits until the subtasks report every vnode restored from a replica, some of them fetched
-     * from another TaskManager, read from the operator metrics through Flink's REST API.
+     * Waits until the subtasks report every vnode restored from a replica, read from the operator
+     * metrics through Flink's REST API. A vnode restored on the TaskManager it ran on before the
+     * crash finds no replica of its own there (a TaskManager holds only its peers' vnodes), so it
+     * must have been fetched from a survivor; every other vnode restores from the local store. The
+     * scheduler decides where the subtasks restart, so the expected number of fetches is counted
+     * from the placements before and after the crash.
      */
-    private static void awaitRestoredFromReplicas(ProcessCluster cluster, String jobId)
+    private static void awaitRestoredFromReplicas(
+            ProcessCluster cluster,
+            String jobId,
+            RestCalls rhino,
+            String operatorPath,
+            JsonNode beforeKill)
             throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         long restored = 0;
         long fetched = 0;
+        long restartedInPlace = 0;
         while (System.nanoTime() < deadline) {
+            restartedInPlace = vnodesOnTheirFormerTaskManager(beforeKill, rhino.get(operatorPath));
             restored = operatorMetricSum(cluster, jobId, "rhinoVnodesRestoredFromReplicas");
             fetched = operatorMetricSum(cluster, jobId, "rhinoVnodesFetchedFromPeers");
-            if (restored >= VNODES && fetched > 0) {
+            if (restored >= VNODES && fetched == restartedInPlace) {
                 LOG.info(
                         "{} vnodes restored from replicas after the crash, {} of them fetched from"
                                 + " another TaskManager",
@@ -349,8 +360,25 @@ class TaskManagerKillITCase {
         assertThat(restored)
                 .as("vnodes restored from replicas after the crash, none downloaded")
                 .isGreaterThanOrEqualTo(VNODES);
-        // a subtask restarting where it ran holds no replica of its own vnodes: it fetches them
-        assertThat(fetched).as("vnodes fetched from another TaskManager's replica").isPositive();
+        assertThat(fetched)
+                .as(
+                        "vnodes fetched from another TaskManager's replica: those restored on the"
+                                + " TaskManager they ran on before the crash")
+                .isEqualTo(restartedInPlace);
+    }
+
+    /** How many vnodes run on the same TaskManager as before the crash. */
+    private static long vnodesOnTheirFormerTaskManager(JsonNode before, RestCalls.Reply after) {
+        assertThat(after.status()).as(after.text()).isEqualTo(200);
+        long same = 0;
+        for (int vnode = 0; vnode < VNODES; vnode++) {
+            String was = before.get("vnodes").get(vnode).get("taskmanager").asText();
+            String is = after.json().get("vnodes").get(vnode).get("taskmanager").asText();
+            if (was.equals(is)) {
+                same++;
+            }
+        }
+        return same;
     }
 
     /** The sum of an operator metric over every subtask of the job's vertices. */

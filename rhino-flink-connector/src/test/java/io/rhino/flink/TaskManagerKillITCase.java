@@ -32,10 +32,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -96,27 +94,26 @@ class TaskManagerKillITCase {
             Path output = directory.resolve("output");
             JobClient job = submit(cluster, restPort, output);
             String jobId = job.getJobID().toString();
-            RestCalls rhino = new RestCalls("http://127.0.0.1:" + restPort + "/rhino/v1", null);
-            String operatorPath = "/jobs/" + jobId + "/operators/" + NAME;
+            RemoteOperator operator = new RemoteOperator(cluster, restPort, jobId, NAME, VNODES);
             Random random = new Random(20261124);
 
-            awaitRunning(rhino, operatorPath, -1);
-            moveBetweenTaskManagers(rhino, operatorPath, random, 3, "before");
+            operator.awaitRunning(-1, Duration.ofSeconds(180));
+            operator.moveBetweenTaskManagers(random, 3, "before");
             cluster.checkpoint(jobId, Duration.ofSeconds(60));
             long beforeCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
             // a chain of three on three TaskManagers: both others hold each vnode
             assertEveryVnodeHeldBy(2, jobId, beforeCrash, -1);
-            awaitReplicationReported(rhino, operatorPath, beforeCrash, 2);
+            awaitReplicationReported(operator, beforeCrash, 2);
             CliRun cli =
                     CliRun.of("--url", "http://127.0.0.1:" + restPort, "replication", jobId, NAME);
             assertThat(cli.code()).as(cli.err()).isZero();
             assertThat(cli.out()).contains("mode peers  factor 3").contains("127.0.0.");
 
-            JsonNode beforeKill = rhino.get(operatorPath).json();
-            int victim = taskManagerOf(beforeKill.at("/vnodes/0/taskmanager").asText());
+            JsonNode beforeKill = operator.view();
+            int victim = operator.taskManagerOf(beforeKill.at("/vnodes/0/taskmanager").asText());
             long killed = System.nanoTime();
             cluster.kill(victim);
-            awaitRunning(rhino, operatorPath, victim);
+            operator.awaitRunning(victim, Duration.ofSeconds(180));
             LOG.info(
                     "TaskManager {} killed; operator running on the survivors after {} ms",
                     victim,
@@ -130,17 +127,17 @@ class TaskManagerKillITCase {
             cluster.checkpoint(jobId, Duration.ofSeconds(90));
             long afterCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
             assertEveryVnodeHeldBy(1, jobId, afterCrash, victim);
-            awaitReplicationReported(rhino, operatorPath, afterCrash, 1);
+            awaitReplicationReported(operator, afterCrash, 1);
             // every subtask restarted: each restores its vnodes from a replica, on its new
             // TaskManager or fetched from a survivor that holds one; none from the storage
-            awaitRestoredFromReplicas(cluster, jobId, rhino, operatorPath, beforeKill);
-            moveBetweenTaskManagers(rhino, operatorPath, random, 3, "after");
+            awaitRestoredFromReplicas(operator, beforeKill);
+            operator.moveBetweenTaskManagers(random, 3, "after");
 
             job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
             assertThat(cluster.isAlive(victim)).isFalse();
             // The file sink commits on checkpoints: across the crash every record is in the
             // output exactly once, so the lines equal plain Flink's, duplicates included.
-            assertThat(Multisets.counts(linesUnder(output)))
+            assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as("committed output lines with moves and a TaskManager crash vs plain Flink")
                     .isEqualTo(
                             Multisets.counts(
@@ -183,85 +180,14 @@ class TaskManagerKillITCase {
     }
 
     /**
-     * Waits until the operator runs with every vnode on a TaskManager other than {@code lost} (-1:
-     * any), after it was seen otherwise if {@code lost} is set.
-     */
-    private static void awaitRunning(RestCalls rhino, String operatorPath, int lost)
-            throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            RestCalls.Reply reply = rhino.get(operatorPath);
-            last = reply.status() + " " + reply.text();
-            if (reply.status() == 200 && reply.json().path("state").asText().equals("RUNNING")) {
-                boolean survivorsOnly = true;
-                for (JsonNode vnode : reply.json().get("vnodes")) {
-                    survivorsOnly &= taskManagerOf(vnode.get("taskmanager").asText()) != lost;
-                }
-                if (survivorsOnly) {
-                    return;
-                }
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("Operator not running on the survivors of " + lost + ": " + last);
-    }
-
-    /** Moves random vnodes to subtasks on other TaskManagers than their owners', over REST. */
-    private static void moveBetweenTaskManagers(
-            RestCalls rhino, String operatorPath, Random random, int moves, String phase)
-            throws Exception {
-        for (int move = 0; move < moves; move++) {
-            JsonNode operator = rhino.get(operatorPath).json();
-            Map<Integer, String> taskManagerBySubtask = new HashMap<>();
-            for (JsonNode vnode : operator.get("vnodes")) {
-                taskManagerBySubtask.put(
-                        vnode.get("owner").asInt(), vnode.get("taskmanager").asText());
-            }
-            int vnode = random.nextInt(VNODES);
-            JsonNode moved = operator.get("vnodes").get(vnode);
-            List<Integer> targets = new ArrayList<>();
-            taskManagerBySubtask.forEach(
-                    (subtask, taskManager) -> {
-                        if (!taskManager.equals(moved.get("taskmanager").asText())) {
-                            targets.add(subtask);
-                        }
-                    });
-            assertThat(targets)
-                    .as("subtasks on other TaskManagers than vnode %d's", vnode)
-                    .isNotEmpty();
-            int target = targets.get(random.nextInt(targets.size()));
-            String requestId = phase + "-" + move;
-            RestCalls.Reply accepted =
-                    rhino.post(
-                            operatorPath + "/handovers",
-                            "{\"request-id\": \""
-                                    + requestId
-                                    + "\", \"moves\": [{\"vnode\": "
-                                    + vnode
-                                    + ", \"to\": "
-                                    + target
-                                    + "}]}");
-            assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
-            JsonNode status =
-                    rhino.awaitEnd(
-                            operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
-            assertThat(status.at("/status/id").asText())
-                    .as(
-                            "move of vnode %d to subtask %d %s the crash: %s",
-                            vnode, target, phase, status)
-                    .isEqualTo("COMPLETED");
-        }
-    }
-
-    /**
      * Waits until the REST API reports every subtask's replication at {@code checkpoint} or later,
      * then checks what it says: a chain of {@code chainLength} other TaskManagers per subtask, and
      * bytes sent by every subtask that owns vnodes.
      */
     private static void awaitReplicationReported(
-            RestCalls rhino, String operatorPath, long checkpoint, int chainLength)
-            throws Exception {
+            RemoteOperator operator, long checkpoint, int chainLength) throws Exception {
+        RestCalls rhino = operator.rhino();
+        String operatorPath = operator.path();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         JsonNode replication = null;
         while (System.nanoTime() < deadline) {
@@ -332,21 +258,16 @@ class TaskManagerKillITCase {
      * scheduler decides where the subtasks restart, so the expected number of fetches is counted
      * from the placements before and after the crash.
      */
-    private static void awaitRestoredFromReplicas(
-            ProcessCluster cluster,
-            String jobId,
-            RestCalls rhino,
-            String operatorPath,
-            JsonNode beforeKill)
+    private static void awaitRestoredFromReplicas(RemoteOperator operator, JsonNode beforeKill)
             throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         long restored = 0;
         long fetched = 0;
         long restartedInPlace = 0;
         while (System.nanoTime() < deadline) {
-            restartedInPlace = vnodesOnTheirFormerTaskManager(beforeKill, rhino.get(operatorPath));
-            restored = operatorMetricSum(cluster, jobId, "rhinoVnodesRestoredFromReplicas");
-            fetched = operatorMetricSum(cluster, jobId, "rhinoVnodesFetchedFromPeers");
+            restartedInPlace = vnodesOnTheirFormerTaskManager(beforeKill, operator.view());
+            restored = operator.metricSum("rhinoVnodesRestoredFromReplicas");
+            fetched = operator.metricSum("rhinoVnodesFetchedFromPeers");
             if (restored >= VNODES && fetched == restartedInPlace) {
                 LOG.info(
                         "{} vnodes restored from replicas after the crash, {} of them fetched from"
@@ -368,44 +289,16 @@ class TaskManagerKillITCase {
     }
 
     /** How many vnodes run on the same TaskManager as before the crash. */
-    private static long vnodesOnTheirFormerTaskManager(JsonNode before, RestCalls.Reply after) {
-        assertThat(after.status()).as(after.text()).isEqualTo(200);
+    private static long vnodesOnTheirFormerTaskManager(JsonNode before, JsonNode after) {
         long same = 0;
         for (int vnode = 0; vnode < VNODES; vnode++) {
             String was = before.get("vnodes").get(vnode).get("taskmanager").asText();
-            String is = after.json().get("vnodes").get(vnode).get("taskmanager").asText();
+            String is = after.get("vnodes").get(vnode).get("taskmanager").asText();
             if (was.equals(is)) {
                 same++;
             }
         }
         return same;
-    }
-
-    /** The sum of an operator metric over every subtask of the job's vertices. */
-    private static long operatorMetricSum(ProcessCluster cluster, String jobId, String name)
-            throws Exception {
-        long sum = 0;
-        for (JsonNode vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
-            String metrics =
-                    "/jobs/"
-                            + jobId
-                            + "/vertices/"
-                            + vertex.get("id").asText()
-                            + "/subtasks/metrics";
-            List<String> ids = new ArrayList<>();
-            for (JsonNode metric : cluster.get(metrics)) {
-                if (metric.get("id").asText().endsWith("." + name)) {
-                    ids.add(metric.get("id").asText());
-                }
-            }
-            if (!ids.isEmpty()) {
-                for (JsonNode value :
-                        cluster.get(metrics + "?agg=sum&get=" + String.join(",", ids))) {
-                    sum += (long) value.get("sum").asDouble();
-                }
-            }
-        }
-        return sum;
     }
 
     private static boolean holds(Path replicaDirectory, String listing) throws IOException {
@@ -420,29 +313,5 @@ class TaskManagerKillITCase {
 
     private Path replicaDirectory(int taskManager) {
         return directory.resolve("replicas-" + taskManager);
-    }
-
-    /** The index of the TaskManager named {@code <address>:<io directory>}. */
-    private static int taskManagerOf(String name) {
-        String address = name.substring(0, name.indexOf(':'));
-        for (int index = 0; index < TASK_MANAGERS; index++) {
-            if (ProcessCluster.taskManagerHost(index).equals(address)) {
-                return index;
-            }
-        }
-        throw new AssertionError("TaskManager " + name + " is not one of the cluster's");
-    }
-
-    /** Lines of the committed part files; in-progress and pending files start with a dot. */
-    private static List<String> linesUnder(Path output) throws IOException {
-        List<String> lines = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(output)) {
-            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
-                if (!file.getFileName().toString().startsWith(".")) {
-                    lines.addAll(Files.readAllLines(file));
-                }
-            }
-        }
-        return lines;
     }
 }

@@ -38,6 +38,7 @@ import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
 import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
+import org.apache.flink.runtime.zookeeper.FlinkZooKeeperQuorumPeer;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,7 +64,9 @@ public final class ProcessCluster implements AutoCloseable {
     private final BiConsumer<Integer, Configuration> perTaskManager;
     private final int rpcPort;
     private final int restPort;
-    private final FlinkProcess jobManager;
+    private final Configuration jobManagerConfig;
+    private final FlinkProcess zooKeeper;
+    private FlinkProcess jobManager;
     private final List<FlinkProcess> taskManagers = new ArrayList<>();
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -74,13 +77,15 @@ public final class ProcessCluster implements AutoCloseable {
             BiConsumer<Integer, Configuration> perTaskManager,
             int rpcPort,
             int restPort,
-            FlinkProcess jobManager) {
+            Configuration jobManagerConfig,
+            FlinkProcess zooKeeper) {
         this.directory = directory;
         this.common = common;
         this.perTaskManager = perTaskManager;
         this.rpcPort = rpcPort;
         this.restPort = restPort;
-        this.jobManager = jobManager;
+        this.jobManagerConfig = jobManagerConfig;
+        this.zooKeeper = zooKeeper;
     }
 
     /**
@@ -95,6 +100,71 @@ public final class ProcessCluster implements AutoCloseable {
             Configuration common,
             BiConsumer<Integer, Configuration> perTaskManager)
             throws Exception {
+        return start(directory, taskManagers, common, perTaskManager, null);
+    }
+
+    /**
+     * Starts a cluster whose JobManager is highly available: a ZooKeeper server in its own process
+     * elects the leader and keeps the job and its checkpoints' pointers, with the metadata under
+     * the cluster's directory, so a JobManager killed by {@link #killJobManager()} and started
+     * again by {@link #restartJobManager()} recovers the running jobs from their latest completed
+     * checkpoint, as Flink's JobManager failover does in production.
+     */
+    public static ProcessCluster startHighlyAvailable(
+            Path directory,
+            int taskManagers,
+            Configuration common,
+            BiConsumer<Integer, Configuration> perTaskManager)
+            throws Exception {
+        int zooKeeperPort = freePort();
+        Path zkDirectory = directory.resolve("zookeeper");
+        Files.createDirectories(zkDirectory.resolve("data"));
+        Path zooCfg = zkDirectory.resolve("zoo.cfg");
+        Files.writeString(
+                zooCfg,
+                String.join(
+                        "\n",
+                        "tickTime=500",
+                        "initLimit=10",
+                        "syncLimit=5",
+                        "clientPortAddress=127.0.0.1",
+                        "clientPort=" + zooKeeperPort,
+                        "dataDir=" + zkDirectory.resolve("data"),
+                        "maxSessionTimeout=60000",
+                        ""));
+        FlinkProcess zooKeeper =
+                FlinkProcess.start(
+                        "zookeeper",
+                        zkDirectory,
+                        FlinkZooKeeperQuorumPeer.class.getName(),
+                        new Configuration(),
+                        List.of("-Xmx256m"),
+                        List.of("--zkConfigFile", zooCfg.toString(), "--peerId", "1"));
+        Configuration highlyAvailable = new Configuration(common);
+        highlyAvailable.setString("high-availability.type", "zookeeper");
+        highlyAvailable.setString(
+                "high-availability.zookeeper.quorum", "127.0.0.1:" + zooKeeperPort);
+        highlyAvailable.setString(
+                "high-availability.storageDir", directory.resolve("ha").toUri().toString());
+        highlyAvailable.setString("high-availability.cluster-id", "rhino-process-cluster");
+        // a killed JobManager's leadership ends within seconds, not after the default 60 s
+        highlyAvailable.setString("high-availability.zookeeper.client.session-timeout", "6000");
+        highlyAvailable.setString("high-availability.zookeeper.client.connection-timeout", "6000");
+        try {
+            return start(directory, taskManagers, highlyAvailable, perTaskManager, zooKeeper);
+        } catch (Exception | Error e) {
+            zooKeeper.close();
+            throw e;
+        }
+    }
+
+    private static ProcessCluster start(
+            Path directory,
+            int taskManagers,
+            Configuration common,
+            BiConsumer<Integer, Configuration> perTaskManager,
+            FlinkProcess zooKeeper)
+            throws Exception {
         int rpcPort = freePort();
         int restPort = freePort();
         Configuration config = baseConfig(common, rpcPort);
@@ -106,19 +176,11 @@ public final class ProcessCluster implements AutoCloseable {
         config.setString("io.tmp.dirs", jmDirectory.resolve("tmp").toString());
         config.setString("process.jobmanager.working-dir", jmDirectory.resolve("work").toString());
         Files.createDirectories(jmDirectory.resolve("tmp"));
-        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(config);
-        FlinkProcess jobManager =
-                FlinkProcess.start(
-                        "jobmanager",
-                        jmDirectory,
-                        StandaloneSessionClusterEntrypoint.class.getName(),
-                        config,
-                        split(JobManagerProcessUtils.generateJvmParametersStr(spec, config)),
-                        split(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
         ProcessCluster cluster =
                 new ProcessCluster(
-                        directory, common, perTaskManager, rpcPort, restPort, jobManager);
+                        directory, common, perTaskManager, rpcPort, restPort, config, zooKeeper);
         try {
+            cluster.jobManager = cluster.startJobManager();
             for (int index = 0; index < taskManagers; index++) {
                 cluster.taskManagers.add(cluster.startTaskManager(index));
             }
@@ -132,6 +194,34 @@ public final class ProcessCluster implements AutoCloseable {
                 cluster.restAddress(),
                 cluster.taskManagers);
         return cluster;
+    }
+
+    private FlinkProcess startJobManager() throws IOException {
+        JobManagerProcessSpec spec = JobManagerProcessUtils.processSpecFromConfig(jobManagerConfig);
+        return FlinkProcess.start(
+                "jobmanager",
+                directory.resolve("jobmanager"),
+                StandaloneSessionClusterEntrypoint.class.getName(),
+                jobManagerConfig,
+                split(JobManagerProcessUtils.generateJvmParametersStr(spec, jobManagerConfig)),
+                split(JobManagerProcessUtils.generateDynamicConfigsStr(spec)));
+    }
+
+    /** {@code kill -9} of the JobManager. */
+    public void killJobManager() throws InterruptedException {
+        LOG.info("Killing {} with SIGKILL", jobManager);
+        jobManager.kill();
+    }
+
+    /**
+     * Starts a killed JobManager again with the same addresses, ports and directories; with {@link
+     * #startHighlyAvailable} it recovers the jobs that ran.
+     */
+    public void restartJobManager() throws IOException {
+        if (jobManager.isAlive()) {
+            throw new IllegalStateException(jobManager + " is still running");
+        }
+        jobManager = startJobManager();
     }
 
     private static Configuration baseConfig(Configuration common, int rpcPort) {
@@ -324,7 +414,12 @@ public final class ProcessCluster implements AutoCloseable {
         for (FlinkProcess taskManager : taskManagers) {
             taskManager.close();
         }
-        jobManager.close();
+        if (jobManager != null) {
+            jobManager.close();
+        }
+        if (zooKeeper != null) {
+            zooKeeper.close();
+        }
     }
 
     private static List<String> split(String options) {

@@ -1,0 +1,223 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.cluster.ProcessCluster;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.SkewedEvents;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.flink.api.common.serialization.SimpleStringEncoder;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JobManager process dies with {@code kill -9} under a Rhino job replicating its vnodes between
+ * three TaskManager processes, with ZooKeeper high availability, while a move between TaskManagers
+ * may be in flight; a new JobManager process recovers the job. The new JobManager's handover
+ * manager starts from the routing table of the restored checkpoint (not the initial layout, and not
+ * the lost move's), its REST API answers on the same port, the restarted subtasks restore every
+ * vnode from a replica and replicate again, moves work again, and the exactly-once file output
+ * equals plain Flink's.
+ */
+class JobManagerFailoverITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JobManagerFailoverITCase.class);
+
+    private static final String NAME = "counts";
+    private static final int TASK_MANAGERS = 3;
+    private static final int PARALLELISM = 3;
+    private static final int VNODES = 12;
+    private static final int KEYS = 2_000;
+    private static final long EVENTS = 120_000;
+    private static final double EVENTS_PER_SECOND = 3_000;
+
+    @TempDir Path directory;
+
+    @Test
+    @Timeout(420)
+    void aNewJobManagerRecoversRoutingReplicationAndMovesFromTheLatestCheckpoint()
+            throws Exception {
+        Configuration common = new Configuration();
+        common.setString("taskmanager.numberOfTaskSlots", "2");
+        common.setString("taskmanager.load-balance.mode", "SLOTS");
+        common.setString("metrics.fetcher.update-interval", "1000");
+        try (ProcessCluster cluster =
+                ProcessCluster.startHighlyAvailable(
+                        directory.resolve("cluster"),
+                        TASK_MANAGERS,
+                        common,
+                        (index, config) ->
+                                config.set(
+                                        RhinoOptions.REPLICATION_DIR,
+                                        directory.resolve("replicas-" + index).toString()))) {
+            int restPort = ProcessCluster.freePort();
+            Path output = directory.resolve("output");
+            String jobId = submit(cluster, restPort, output);
+            RemoteOperator operator = new RemoteOperator(cluster, restPort, jobId, NAME, VNODES);
+            Random random = new Random(20261125);
+
+            operator.awaitRunning(-1, Duration.ofSeconds(180));
+            operator.moveBetweenTaskManagers(random, 3, "before");
+            long restorable = cluster.checkpoint(jobId, Duration.ofSeconds(60));
+            List<Integer> ownersAtCheckpoint = owners(operator.view());
+            // a move that may or may not finish before the JobManager dies: either way the job
+            // goes back to the checkpoint, where the move had not happened
+            operator.startMove(random, "in-flight");
+            long killed = System.nanoTime();
+            cluster.killJobManager();
+            cluster.restartJobManager();
+            JsonNode recovered = operator.awaitRunning(-1, Duration.ofSeconds(180));
+            LOG.info(
+                    "JobManager killed; Rhino operator running under the new one after {} ms",
+                    (System.nanoTime() - killed) / 1_000_000);
+
+            assertThat(
+                            cluster.get("/jobs/" + jobId + "/checkpoints")
+                                    .at("/latest/restored/id")
+                                    .asLong())
+                    .as("checkpoint the new JobManager restored")
+                    .isEqualTo(restorable);
+            assertThat(owners(recovered))
+                    .as("vnode owners under the new JobManager vs at the restored checkpoint")
+                    .isEqualTo(ownersAtCheckpoint);
+            assertThat(operator.rhino().get(operator.path() + "/handovers/in-flight").status())
+                    .as("the lost JobManager's handover requests are not known to the new one")
+                    .isEqualTo(404);
+
+            long afterRecovery = cluster.checkpoint(jobId, Duration.ofSeconds(90));
+            awaitReplicated(operator, afterRecovery);
+            awaitRestoredFromReplicas(operator);
+            operator.moveBetweenTaskManagers(random, 3, "after");
+
+            awaitFinished(cluster, jobId, Duration.ofSeconds(300));
+            assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
+                    .as(
+                            "committed output lines with moves and a JobManager failover vs plain Flink")
+                    .isEqualTo(
+                            Multisets.counts(
+                                    SkewedCountsJob.plainFlink(
+                                            "jm-failover-" + UUID.randomUUID(),
+                                            EVENTS,
+                                            PARALLELISM,
+                                            KEYS,
+                                            new ShapeFunctions.CountPerKey())));
+        }
+    }
+
+    private String submit(ProcessCluster cluster, int restPort, Path output) throws Exception {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, directory.resolve("checkpoints"), Duration.ofMinutes(10));
+        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "jm-failover-it");
+        RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
+        config.set(RhinoOptions.REST_PORT, restPort);
+        StreamExecutionEnvironment env = cluster.environment(config);
+        env.setParallelism(PARALLELISM);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(
+                                env,
+                                EVENTS,
+                                KEYS,
+                                RateLimiterStrategy.perSecond(EVENTS_PER_SECOND)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(
+                        FileSink.forRowFormat(
+                                        new org.apache.flink.core.fs.Path(output.toUri()),
+                                        new SimpleStringEncoder<String>())
+                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
+                                .build());
+        return env.executeAsync("jm-failover").getJobID().toString();
+    }
+
+    private static List<Integer> owners(JsonNode operator) {
+        List<Integer> owners = new ArrayList<>();
+        operator.get("vnodes").forEach(vnode -> owners.add(vnode.get("owner").asInt()));
+        return owners;
+    }
+
+    /** Every subtask reports a replicated checkpoint at {@code checkpoint} or later. */
+    private static void awaitReplicated(RemoteOperator operator, long checkpoint) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        JsonNode replication = null;
+        while (System.nanoTime() < deadline) {
+            replication = operator.rhino().get(operator.path() + "/replication").json();
+            boolean reached = true;
+            for (JsonNode subtask : replication.get("subtasks")) {
+                reached &= subtask.path("last-replicated-checkpoint").asLong(-1) >= checkpoint;
+                reached &= subtask.get("chain").size() == 1;
+            }
+            if (reached) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError(
+                "Not every subtask replicated checkpoint " + checkpoint + ": " + replication);
+    }
+
+    /** Every restarted subtask restored its vnodes from replicas, none from the storage. */
+    private static void awaitRestoredFromReplicas(RemoteOperator operator) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long restored = 0;
+        while (System.nanoTime() < deadline) {
+            restored = operator.metricSum("rhinoVnodesRestoredFromReplicas");
+            if (restored >= VNODES) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        assertThat(restored)
+                .as("vnodes restored from replicas after the JobManager failover")
+                .isGreaterThanOrEqualTo(VNODES);
+    }
+
+    private static void awaitFinished(ProcessCluster cluster, String jobId, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String status = "";
+        while (System.nanoTime() < deadline) {
+            status = cluster.jobStatus(jobId);
+            if (status.equals("FINISHED")) {
+                return;
+            }
+            assertThat(status).as("job status").isNotIn("FAILED", "CANCELED");
+            Thread.sleep(500);
+        }
+        throw new AssertionError("Job " + jobId + " not finished after " + timeout + ": " + status);
+    }
+}

@@ -154,6 +154,12 @@ final class ReadCommands {
                     "mode %s  factor %d%n",
                     replication.path("mode").asText(),
                     replication.path("factor").asInt());
+            if (!replication.path("full-stores").isEmpty()) {
+                cli.out.printf(
+                        Locale.ROOT,
+                        "replica stores out of space, left out of the chains: %s%n",
+                        replication.path("full-stores"));
+            }
             cli.out.printf(
                     Locale.ROOT,
                     "  %-8s %-11s %-9s %-12s %-7s %s%n",

@@ -249,7 +249,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             incoming.file.write(chunk.data().nioBuffer());
         } catch (IOException e) {
             chunk.data().release();
-            fail(incoming, "writing '" + incoming.open.path() + "' failed: " + e.getMessage());
+            fail(incoming, "writing '" + incoming.open.path() + "' failed: " + store.explain(e));
             return;
         }
         if (incoming.forward != null) {
@@ -268,7 +268,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         try {
             incoming.file.finish(incoming.open.crc());
         } catch (IOException e) {
-            fail(incoming, e.getMessage());
+            fail(incoming, store.explain(e));
             return;
         }
         incoming.stored = true;
@@ -289,7 +289,8 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             incoming.file.abort();
             ctx.writeAndFlush(
                     new ReplicationMessage.Fail(
-                            incoming.id, "member " + self + ": storing failed: " + e.getMessage()));
+                            incoming.id,
+                            "member " + self + ": storing failed: " + store.explain(e)));
             return;
         }
         ctx.writeAndFlush(new ReplicationMessage.Ack(incoming.id));

@@ -311,5 +311,21 @@ public final class RhinoOptions {
                                     + " a job that does not come back are deleted then. 0 deletes"
                                     + " them at once.");
 
+    /** How long a TaskManager whose replica store ran out of space stays out of replica chains. */
+    public static final ConfigOption<Duration> REPLICATION_FULL_STORE_BACKOFF =
+            ConfigOptions.key("rhino.replication.full-store-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(5))
+                    .withDescription(
+                            "How long a TaskManager whose replica store ran out of space is left"
+                                    + " out of every replica chain. The checkpoint whose"
+                                    + " replication hit the full disk is declined (it counts"
+                                    + " towards Flink's"
+                                    + " execution.checkpointing.tolerable-failed-checkpoints);"
+                                    + " the next ones replicate to the other TaskManagers. The"
+                                    + " TaskManager's own subtasks keep replicating, and its"
+                                    + " existing replicas stay intact. After this time it is"
+                                    + " tried again.");
+
     private RhinoOptions() {}
 }

@@ -89,6 +89,7 @@ public record RhinoRuntimeSettings(
             String secret,
             Duration timeout,
             Duration retainAfterTasks,
+            Duration fullStoreBackoff,
             String dfsPath)
             implements Serializable {
 
@@ -140,6 +141,10 @@ public record RhinoRuntimeSettings(
             if (retain.isNegative()) {
                 throw invalid(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, retain, ">= 0");
             }
+            Duration backoff = config.get(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF);
+            if (backoff.isNegative()) {
+                throw invalid(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF, backoff, ">= 0");
+            }
             return new Replication(
                     mode.equals("peers"),
                     factor,
@@ -150,6 +155,7 @@ public record RhinoRuntimeSettings(
                     config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
                     timeout,
                     retain,
+                    backoff,
                     dfsPath);
         }
 
@@ -176,6 +182,7 @@ public record RhinoRuntimeSettings(
                     secret,
                     timeout,
                     retainAfterTasks,
+                    fullStoreBackoff,
                     dfsPath);
         }
 
@@ -221,6 +228,8 @@ public record RhinoRuntimeSettings(
                     + timeout
                     + ", retainAfterTasks="
                     + retainAfterTasks
+                    + ", fullStoreBackoff="
+                    + fullStoreBackoff
                     + ", dfsPath="
                     + dfsPath
                     + "]";

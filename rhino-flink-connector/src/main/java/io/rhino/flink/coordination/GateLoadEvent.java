@@ -20,13 +20,15 @@ import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
  * Gate subtask → coordinator, periodically: the state size of each vnode it owns, in bytes, how
- * busy its task is (Flink's busyTimeMsPerSecond), and where its checkpoint replication stands (null
- * without replication).
+ * busy its task is (Flink's busyTimeMsPerSecond), where its checkpoint replication stands (null
+ * without replication), and how long ago its TaskManager's replica store last ran out of space (-1:
+ * never, or no replication).
  */
 public record GateLoadEvent(
         Map<Integer, Long> stateBytesByVnode,
         double busyTimeMsPerSecond,
-        ReplicationProgress replication)
+        ReplicationProgress replication,
+        long replicaStoreFullAgoMillis)
         implements OperatorEvent {
 
     public GateLoadEvent {

@@ -18,7 +18,10 @@ import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
  * Gate subtask → coordinator, once at start: the TaskManager it runs on and, with replication on,
- * that TaskManager's replication service ("host:port"; null otherwise).
+ * that TaskManager's replication service ("host:port"; null otherwise) and how long ago its replica
+ * store last ran out of space (-1: never), so that the chains sent when the job (re)starts already
+ * leave a full store out.
  */
-public record GateLocationEvent(String taskManager, String replicationAddress)
+public record GateLocationEvent(
+        String taskManager, String replicationAddress, long replicaStoreFullAgoMillis)
         implements OperatorEvent {}

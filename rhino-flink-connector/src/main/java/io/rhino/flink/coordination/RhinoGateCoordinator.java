@@ -117,10 +117,15 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     subtask,
                     load.stateBytesByVnode(),
                     load.busyTimeMsPerSecond(),
-                    load.replication());
+                    load.replication(),
+                    load.replicaStoreFullAgoMillis());
         } else if (event instanceof GateLocationEvent location) {
             hub.gateStarted(
-                    subtask, attemptNumber, location.taskManager(), location.replicationAddress());
+                    subtask,
+                    attemptNumber,
+                    location.taskManager(),
+                    location.replicationAddress(),
+                    location.replicaStoreFullAgoMillis());
         } else {
             throw new IllegalArgumentException("Unexpected event from a Rhino gate: " + event);
         }

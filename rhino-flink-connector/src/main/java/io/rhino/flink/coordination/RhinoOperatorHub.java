@@ -29,6 +29,7 @@ import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
 import io.rhino.handover.load.VnodeLoads;
 import io.rhino.handover.policy.AutoBalanceTrigger;
+import io.rhino.handover.replication.FullStores;
 import io.rhino.handover.replication.ReplicaGroups;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -77,6 +78,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     private volatile VnodeLoads loads;
     private volatile RhinoRuntimeSettings settings;
     private volatile AutoBalancer autoBalancer;
+    private FullStores fullStores;
 
     /**
      * The manager's timeouts. The operator's own, shut down with it: a thread that outlived the job
@@ -157,7 +159,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
             int subtask,
             Map<Integer, Long> stateBytesByVnode,
             double busyTimeMsPerSecond,
-            ReplicationProgress replication) {
+            ReplicationProgress replication,
+            long replicaStoreFullAgoMillis) {
         VnodeLoads current = loads;
         if (current != null) {
             stateBytesByVnode.forEach(current::stateBytes);
@@ -168,6 +171,34 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         if (replication != null) {
             replicationProgress.put(
                     subtask, new ReceivedProgress(replication, System.currentTimeMillis()));
+        }
+        String taskManager = gateTaskManagers.get(subtask);
+        if (taskManager != null) {
+            replicaStoreReport(taskManager, replicaStoreFullAgoMillis);
+        }
+    }
+
+    /**
+     * A TaskManager whose replica store ran out of space leaves every chain for the back-off time
+     * (its own subtasks replicate to the others), so that the next checkpoints of the subtasks that
+     * replicated to it succeed; then it is tried again.
+     */
+    private synchronized void replicaStoreReport(String taskManager, long fullAgoMillis) {
+        FullStores stores = fullStores;
+        if (stores == null || manager == null) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        boolean changed = stores.report(taskManager, fullAgoMillis, now);
+        changed |= stores.expired(now);
+        if (changed) {
+            LOG.warn(
+                    "Replica stores of Rhino operator '{}' that ran out of space recently, left"
+                            + " out of replica chains for {}: {}",
+                    spec.name(),
+                    settings.replication().fullStoreBackoff(),
+                    stores.excluded(now));
+            sendReplicationChains();
         }
     }
 
@@ -199,6 +230,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         this.gateContext = gateContext;
         if (manager == null) {
             this.settings = settings;
+            this.fullStores = new FullStores(settings.replication().fullStoreBackoff());
             this.loads = new VnodeLoads(spec.numVnodes(), settings.loadWindow());
             timer =
                     Executors.newSingleThreadScheduledExecutor(
@@ -290,10 +322,18 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
 
     /** A gate attempt opened on {@code taskManager}. */
     synchronized void gateStarted(
-            int subtask, int attempt, String taskManager, String replicationAddress) {
+            int subtask,
+            int attempt,
+            String taskManager,
+            String replicationAddress,
+            long replicaStoreFullAgoMillis) {
         gateTaskManagers.put(subtask, taskManager);
         if (replicationAddress != null) {
             replicationAddressByTaskManager.put(taskManager, replicationAddress);
+        }
+        if (fullStores != null && replicaStoreFullAgoMillis >= 0) {
+            // chains go out when every gate runs again, below
+            fullStores.report(taskManager, replicaStoreFullAgoMillis, System.currentTimeMillis());
         }
         recovery.gateStarted(subtask, attempt);
         resumeIfAllRunning();
@@ -366,7 +406,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                 ReplicaGroups.assign(
                         new TreeMap<>(gateTaskManagers),
                         bytesBySubtask,
-                        current.replication().factor());
+                        current.replication().factor(),
+                        fullStores.excluded(System.currentTimeMillis()));
         replicaChains = Map.copyOf(chains);
         Map<Integer, String> serviceBySubtask = new TreeMap<>();
         gateTaskManagers.forEach(
@@ -419,7 +460,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         if (current == null || !current.replication().enabled()) {
             return current == null
                     ? ReplicationView.NONE
-                    : new ReplicationView(current.replication().mode(), 1, Map.of(), Map.of());
+                    : new ReplicationView(
+                            current.replication().mode(), 1, Map.of(), Map.of(), Set.of());
         }
         long now = System.currentTimeMillis();
         Map<Integer, ReplicationProgress> progress = new TreeMap<>();
@@ -432,7 +474,12 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                 current.replication().mode(),
                 current.replication().factor(),
                 replicaChains,
-                progress);
+                progress,
+                fullStoresNow());
+    }
+
+    private synchronized Set<String> fullStoresNow() {
+        return fullStores == null ? Set.of() : fullStores.excluded(System.currentTimeMillis());
     }
 
     @Override

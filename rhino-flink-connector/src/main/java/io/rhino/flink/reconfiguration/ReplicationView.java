@@ -17,6 +17,8 @@ package io.rhino.flink.reconfiguration;
 import io.rhino.flink.replication.ReplicationProgress;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * How an operator's checkpoints are replicated.
@@ -25,17 +27,22 @@ import java.util.Map;
  * @param factor the copies of each checkpoint, the primary's included
  * @param chains the TaskManagers each gate subtask replicates to, in chain order
  * @param progress each gate subtask's last report, aged to now
+ * @param fullStores TaskManagers left out of the chains because their replica store ran out of
+ *     space recently
  */
 public record ReplicationView(
         String mode,
         int factor,
         Map<Integer, List<String>> chains,
-        Map<Integer, ReplicationProgress> progress) {
+        Map<Integer, ReplicationProgress> progress,
+        Set<String> fullStores) {
 
-    public static final ReplicationView NONE = new ReplicationView("none", 1, Map.of(), Map.of());
+    public static final ReplicationView NONE =
+            new ReplicationView("none", 1, Map.of(), Map.of(), Set.of());
 
     public ReplicationView {
         chains = Map.copyOf(chains);
         progress = Map.copyOf(progress);
+        fullStores = java.util.Collections.unmodifiableSet(new TreeSet<>(fullStores));
     }
 }

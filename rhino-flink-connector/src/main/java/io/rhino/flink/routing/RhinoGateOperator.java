@@ -236,7 +236,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         if (replication.dfs()) {
             transfer = new DfsStateTransfer(replication.dfsPath(), replicaPrefix());
         }
-        coordinator.sendEventToCoordinator(new GateLocationEvent(taskManager, replicationAddress));
+        coordinator.sendEventToCoordinator(
+                new GateLocationEvent(
+                        taskManager, replicationAddress, replicaStoreFullAgoMillis()));
         long interval = loadReportInterval.toMillis();
         getProcessingTimeService()
                 .scheduleWithFixedDelay(now -> reportStateBytes(), interval, interval);
@@ -256,8 +258,13 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                             busyTimeMsPerSecond(),
                                             replicationService == null
                                                     ? null
-                                                    : replicationProgress.snapshot()));
+                                                    : replicationProgress.snapshot(),
+                                            replicaStoreFullAgoMillis()));
                         });
+    }
+
+    private long replicaStoreFullAgoMillis() {
+        return replicationService == null ? -1 : replicationService.store().outOfSpaceAgoMillis();
     }
 
     /** What Flink reports as the task's busyTimeMsPerSecond: neither idle nor back-pressured. */

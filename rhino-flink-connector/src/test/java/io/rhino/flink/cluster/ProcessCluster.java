@@ -276,6 +276,11 @@ public final class ProcessCluster implements AutoCloseable {
         return taskManagers.size();
     }
 
+    /** The current JobManager process's log file. */
+    public Path jobManagerLog() {
+        return jobManager.log();
+    }
+
     /** TaskManager {@code index}'s directory: configuration, log, tmp and working directories. */
     public Path taskManagerDirectory(int index) {
         return taskManagers.get(index).directory();

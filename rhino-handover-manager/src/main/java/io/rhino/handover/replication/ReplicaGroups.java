@@ -19,6 +19,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -27,7 +28,8 @@ import java.util.TreeSet;
  * TaskManagers, other than the subtask's own, that keep a copy of its vnodes' checkpoints, nearest
  * first in the chain. Bin packing: subtasks are placed heaviest first (by state bytes), each copy
  * on the TaskManager holding the fewest replica bytes so far (then the fewest copies, then by
- * name), so replica bytes spread evenly over the TaskManagers. Pure and deterministic.
+ * name); then copies move from the most to the least loaded TaskManager while that narrows the gap,
+ * so replica bytes spread evenly over the TaskManagers. Pure and deterministic.
  */
 public final class ReplicaGroups {
 
@@ -44,10 +46,23 @@ public final class ReplicaGroups {
             Map<Integer, String> taskManagerBySubtask,
             Map<Integer, Long> bytesBySubtask,
             int factor) {
+        return assign(taskManagerBySubtask, bytesBySubtask, factor, Set.of());
+    }
+
+    /**
+     * As {@link #assign(Map, Map, int)}, never placing a copy on an {@code excluded} TaskManager
+     * (its subtasks still replicate to the others).
+     */
+    public static Map<Integer, List<String>> assign(
+            Map<Integer, String> taskManagerBySubtask,
+            Map<Integer, Long> bytesBySubtask,
+            int factor,
+            Set<String> excluded) {
         if (factor < 1) {
             throw new IllegalArgumentException("factor: " + factor + " (expected: >= 1)");
         }
         TreeSet<String> taskManagers = new TreeSet<>(taskManagerBySubtask.values());
+        taskManagers.removeAll(excluded);
         Map<String, Long> replicaBytes = new HashMap<>();
         Map<String, Integer> replicaCount = new HashMap<>();
         taskManagers.forEach(
@@ -83,7 +98,56 @@ public final class ReplicaGroups {
             }
             chains.put(subtask, chain);
         }
+        evenOut(chains, taskManagerBySubtask, bytesBySubtask, replicaBytes, replicaCount);
         return chains;
+    }
+
+    /**
+     * Greedy placement can leave a TaskManager without copies that another has two of (the last
+     * subtasks find only loaded candidates), so copies move from the most to the least loaded
+     * TaskManager while a move narrows the gap.
+     */
+    private static void evenOut(
+            Map<Integer, List<String>> chains,
+            Map<Integer, String> taskManagerBySubtask,
+            Map<Integer, Long> bytesBySubtask,
+            Map<String, Long> replicaBytes,
+            Map<String, Integer> replicaCount) {
+        for (int round = 0; round < chains.size() * replicaBytes.size(); round++) {
+            String most = null;
+            String least = null;
+            for (String tm : replicaBytes.keySet()) {
+                if (most == null || lighter(most, tm, replicaBytes, replicaCount)) {
+                    most = tm;
+                }
+                if (least == null || lighter(tm, least, replicaBytes, replicaCount)) {
+                    least = tm;
+                }
+            }
+            long gap = replicaBytes.get(most) - replicaBytes.get(least);
+            Integer moved = null;
+            for (Map.Entry<Integer, List<String>> chain : chains.entrySet()) {
+                int subtask = chain.getKey();
+                long weight = weight(bytesBySubtask, subtask);
+                if (chain.getValue().contains(most)
+                        && !chain.getValue().contains(least)
+                        && !least.equals(taskManagerBySubtask.get(subtask))
+                        && weight < gap) {
+                    moved = subtask;
+                    break;
+                }
+            }
+            if (moved == null) {
+                return;
+            }
+            List<String> chain = chains.get(moved);
+            chain.set(chain.indexOf(most), least);
+            long weight = weight(bytesBySubtask, moved);
+            replicaBytes.merge(most, -weight, Long::sum);
+            replicaBytes.merge(least, weight, Long::sum);
+            replicaCount.merge(most, -1, Integer::sum);
+            replicaCount.merge(least, 1, Integer::sum);
+        }
     }
 
     private static boolean lighter(

@@ -65,10 +65,31 @@ class ReplicaGroupsTest {
         Map<Integer, List<String>> chains =
                 ReplicaGroups.assign(where, Map.of(0, 100L, 1, 90L, 2, 10L), 2);
         // 0 (heaviest) copies to b (a tie with c, by name); 1 to a (a and c empty, by name);
-        // 2, on c, to a (90 bytes) rather than b (100)
+        // 2, on c, to a (90 bytes) rather than b (100); then c holds nothing and a 100 bytes,
+        // so 1's copy (90 bytes) moves from a to c
         assertThat(chains)
                 .containsEntry(0, List.of("b"))
-                .containsEntry(1, List.of("a"))
+                .containsEntry(1, List.of("c"))
                 .containsEntry(2, List.of("a"));
+    }
+
+    @Test
+    void anExcludedTaskManagerHoldsNoCopyButItsSubtasksStillReplicate() {
+        Map<Integer, String> where = Map.of(0, "a", 1, "b", 2, "c", 3, "c");
+        Map<Integer, List<String>> chains =
+                ReplicaGroups.assign(where, Map.of(), 3, java.util.Set.of("c"));
+        assertThat(chains.get(0)).containsExactly("b");
+        assertThat(chains.get(1)).containsExactly("a");
+        assertThat(chains.get(2)).containsExactlyInAnyOrder("a", "b");
+        assertThat(chains.get(3)).containsExactlyInAnyOrder("a", "b");
+    }
+
+    @Test
+    void everyTaskManagerHoldsACopyWhenThreeEqualSubtasksReplicateOnce() {
+        Map<Integer, String> where = Map.of(0, "a", 1, "b", 2, "c");
+        Map<Integer, List<String>> chains =
+                ReplicaGroups.assign(where, Map.of(0, 100L, 1, 101L, 2, 99L), 2);
+        assertThat(chains.values().stream().map(chain -> chain.get(0)))
+                .containsExactlyInAnyOrder("a", "b", "c");
     }
 }

@@ -52,6 +52,8 @@ public final class ReplicaStore {
 
     private final Path root;
     private volatile CommitListener listener = CommitListener.NONE;
+    private volatile long outOfSpaceAtNanos;
+    private volatile boolean outOfSpace;
 
     /** Opens (creating) the store and removes what interrupted transfers left. */
     public ReplicaStore(Path root) throws IOException {
@@ -70,6 +72,37 @@ public final class ReplicaStore {
 
     public Path root() {
         return root;
+    }
+
+    /**
+     * What a failed write means, for the member's refusal: the I/O error, and on a full disk where
+     * and what to do about it. A full disk is remembered (see {@link #outOfSpaceAgoMillis}).
+     */
+    public String explain(IOException failure) {
+        String message = failure.getMessage() == null ? failure.toString() : failure.getMessage();
+        if (!message.contains("No space left")) {
+            return message;
+        }
+        outOfSpaceAtNanos = System.nanoTime();
+        outOfSpace = true;
+        long free;
+        try {
+            free = Files.getFileStore(root).getUsableSpace();
+        } catch (IOException e) {
+            free = -1;
+        }
+        return message
+                + ": the replica store "
+                + root
+                + " is full ("
+                + free
+                + " bytes free); the replicas it holds are intact. Free space there or point"
+                + " rhino.replication.dir at a larger disk";
+    }
+
+    /** How long ago a write last failed for lack of space here, -1 if none did. */
+    public long outOfSpaceAgoMillis() {
+        return outOfSpace ? (System.nanoTime() - outOfSpaceAtNanos) / 1_000_000 : -1;
     }
 
     /** From now on, commits go through {@code listener}. */

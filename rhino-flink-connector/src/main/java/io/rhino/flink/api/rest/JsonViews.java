@@ -103,6 +103,7 @@ final class JsonViews {
         ObjectNode node = MAPPER.createObjectNode();
         node.put("mode", replication.mode());
         node.put("factor", replication.factor());
+        replication.fullStores().forEach(node.putArray("full-stores")::add);
         ArrayNode subtasks = node.putArray("subtasks");
         for (int subtask = 0; subtask < operator.parallelism(); subtask++) {
             ObjectNode s = subtasks.addObject();

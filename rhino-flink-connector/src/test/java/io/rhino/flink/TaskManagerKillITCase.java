@@ -32,8 +32,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -131,6 +133,7 @@ class TaskManagerKillITCase {
             // every subtask restarted: each restores its vnodes from a replica, on its new
             // TaskManager or fetched from a survivor that holds one; none from the storage
             awaitRestoredFromReplicas(operator, beforeKill);
+            awaitReplicaStoreMetrics(cluster);
             operator.moveBetweenTaskManagers(random, 3, "after");
 
             job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
@@ -286,6 +289,49 @@ class TaskManagerKillITCase {
                         "vnodes fetched from another TaskManager's replica: those restored on the"
                                 + " TaskManager they ran on before the crash")
                 .isEqualTo(restartedInPlace);
+    }
+
+    /**
+     * Every surviving TaskManager reports its replication service's metrics in Flink's TaskManager
+     * scope: files and bytes it stored, the size of its store.
+     */
+    private static void awaitReplicaStoreMetrics(ProcessCluster cluster) throws Exception {
+        List<String> names =
+                List.of(
+                        "rhinoReplicaFilesStored",
+                        "rhinoReplicaBytesReceived",
+                        "rhinoReplicaStoreBytes");
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        Map<String, Map<String, Long>> byTaskManager = new HashMap<>();
+        while (System.nanoTime() < deadline) {
+            byTaskManager.clear();
+            for (JsonNode taskManager : cluster.get("/taskmanagers").get("taskmanagers")) {
+                String id = taskManager.get("id").asText();
+                Map<String, Long> values = new HashMap<>();
+                for (JsonNode metric :
+                        cluster.get(
+                                "/taskmanagers/"
+                                        + id
+                                        + "/metrics?get="
+                                        + String.join(",", names))) {
+                    values.put(metric.get("id").asText(), metric.get("value").asLong());
+                }
+                byTaskManager.put(id, values);
+            }
+            if (byTaskManager.size() == TASK_MANAGERS - 1
+                    && byTaskManager.values().stream()
+                            .allMatch(
+                                    values ->
+                                            names.stream()
+                                                    .allMatch(
+                                                            n -> values.getOrDefault(n, 0L) > 0))) {
+                LOG.info("Replication metrics of the surviving TaskManagers: {}", byTaskManager);
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError(
+                "Surviving TaskManagers without positive " + names + ": " + byTaskManager);
     }
 
     /** How many vnodes run on the same TaskManager as before the crash. */

@@ -14,7 +14,6 @@
 
 package io.rhino.replication;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
@@ -26,8 +25,11 @@ interface ChunkSource {
     /** Whether a chunk can be sent now. */
     boolean hasNext();
 
-    /** The next chunk; the caller owns it. */
-    ByteBuf next(ByteBufAllocator allocator) throws Exception;
+    /**
+     * The message carrying the next chunk of {@code stream} (a {@code ReplicationMessage.Chunk} or
+     * a {@code ChunkEncoder.FileChunk}); the caller owns it.
+     */
+    Object next(long stream, ByteBufAllocator allocator) throws Exception;
 
     /** Releases what the source still holds. */
     void close();

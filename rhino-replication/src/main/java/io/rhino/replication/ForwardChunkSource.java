@@ -16,6 +16,7 @@ package io.rhino.replication;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.rhino.replication.protocol.ReplicationMessage;
 import java.util.ArrayDeque;
 
 /**
@@ -42,10 +43,10 @@ final class ForwardChunkSource implements ChunkSource {
     }
 
     @Override
-    public ByteBuf next(ByteBufAllocator allocator) {
+    public ReplicationMessage.Chunk next(long stream, ByteBufAllocator allocator) {
         ByteBuf chunk = queue.removeFirst();
         creditUpstream.run();
-        return chunk;
+        return new ReplicationMessage.Chunk(stream, chunk);
     }
 
     @Override

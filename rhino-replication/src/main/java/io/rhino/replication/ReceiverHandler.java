@@ -67,6 +67,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     private final Forwarder forwarder;
     private final Pusher pusher;
     private final String self;
+    private final ReplicationStats stats;
     private final Map<Long, Incoming> streams = new HashMap<>();
     private ChannelHandlerContext ctx;
     private byte[] nonce;
@@ -77,7 +78,9 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             Authentication authentication,
             Forwarder forwarder,
             Pusher pusher,
-            String self) {
+            String self,
+            ReplicationStats stats) {
+        this.stats = stats;
         this.store = store;
         this.authentication = authentication;
         this.forwarder = forwarder;
@@ -121,6 +124,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         if (peer != null) {
             refuseConnection("authenticated twice");
         } else if (!authentication.accepts(nonce, hello.memberId(), hello.proof())) {
+            stats.refused();
             LOG.warn(
                     "Refused replication peer {} ({}): wrong or missing secret",
                     hello.memberId(),
@@ -148,6 +152,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         try {
             file = store.create(open.path(), id);
         } catch (IllegalArgumentException | IOException e) {
+            stats.refused();
             LOG.warn("Refused replica '{}' from {}: {}", open.path(), peer, e.getMessage());
             ctx.writeAndFlush(
                     new ReplicationMessage.Fail(id, "member " + self + ": " + e.getMessage()));
@@ -210,6 +215,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                         "the replica of " + fetch.sourcePath() + " is damaged (checksum mismatch)");
             }
         } catch (IllegalArgumentException | IOException e) {
+            stats.refused();
             LOG.warn(
                     "Refused to send '{}' to {} ({}): {}",
                     fetch.sourcePath(),
@@ -222,18 +228,22 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         }
         pusher.push(file, fetch.targetPath(), replyTo)
                 .whenComplete(
-                        (ok, failure) ->
-                                ctx.writeAndFlush(
-                                        failure == null
-                                                ? new ReplicationMessage.Ack(id)
-                                                : new ReplicationMessage.Fail(
-                                                        id,
-                                                        "member "
-                                                                + self
-                                                                + " sending '"
-                                                                + fetch.sourcePath()
-                                                                + "': "
-                                                                + failure.getMessage())));
+                        (ok, failure) -> {
+                            if (failure == null) {
+                                stats.fetchServed();
+                            }
+                            ctx.writeAndFlush(
+                                    failure == null
+                                            ? new ReplicationMessage.Ack(id)
+                                            : new ReplicationMessage.Fail(
+                                                    id,
+                                                    "member "
+                                                            + self
+                                                            + " sending '"
+                                                            + fetch.sourcePath()
+                                                            + "': "
+                                                            + failure.getMessage()));
+                        });
     }
 
     private void chunk(ReplicationMessage.Chunk chunk) {
@@ -247,6 +257,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                 throw new IOException("more than the announced " + incoming.open.size() + " bytes");
             }
             incoming.file.write(chunk.data().nioBuffer());
+            stats.received(chunk.data().readableBytes());
         } catch (IOException e) {
             chunk.data().release();
             fail(incoming, "writing '" + incoming.open.path() + "' failed: " + store.explain(e));
@@ -293,11 +304,13 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                             "member " + self + ": storing failed: " + store.explain(e)));
             return;
         }
+        stats.stored();
         ctx.writeAndFlush(new ReplicationMessage.Ack(incoming.id));
     }
 
     private void fail(Incoming incoming, String reason) {
         streams.remove(incoming.id);
+        stats.refused();
         String message = "member " + self + ": " + reason;
         LOG.warn("Replica stream {} from {} failed: {}", incoming.id, peer, message);
         drop(incoming, message);
@@ -313,6 +326,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     }
 
     private void refuseConnection(String what) {
+        stats.refused();
         LOG.warn("Replication peer {} ({}) {}; closing", peer, ctx.channel().remoteAddress(), what);
         ctx.writeAndFlush(
                         new ReplicationMessage.Fail(

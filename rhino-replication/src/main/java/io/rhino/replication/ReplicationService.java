@@ -28,6 +28,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.rhino.replication.protocol.ChunkEncoder;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.store.ReplicaStore;
 import io.rhino.replication.store.StoreLock;
@@ -66,6 +67,7 @@ public final class ReplicationService implements AutoCloseable {
     private final ReplicationConfig config;
     private final StoreLock storeLock;
     private final ReplicaStore store;
+    private final ReplicationStats stats = new ReplicationStats();
     private final Authentication authentication;
     private final EventLoopGroup group;
     private final EventLoop loop;
@@ -122,6 +124,10 @@ public final class ReplicationService implements AutoCloseable {
 
     public PeerAddress address() {
         return address;
+    }
+
+    public ReplicationStats stats() {
+        return stats;
     }
 
     public ReplicaStore store() {
@@ -340,6 +346,7 @@ public final class ReplicationService implements AutoCloseable {
                                 channel.pipeline()
                                         .addLast(ReplicationCodec.frameDecoder())
                                         .addLast(new ReplicationCodec())
+                                        .addLast(new ChunkEncoder())
                                         .addLast(handler);
                             }
                         })
@@ -373,6 +380,7 @@ public final class ReplicationService implements AutoCloseable {
                                 channel.pipeline()
                                         .addLast(ReplicationCodec.frameDecoder())
                                         .addLast(new ReplicationCodec())
+                                        .addLast(new ChunkEncoder())
                                         .addLast(
                                                 new ReceiverHandler(
                                                         store,
@@ -381,7 +389,8 @@ public final class ReplicationService implements AutoCloseable {
                                                         (file, target, to) ->
                                                                 replicate(
                                                                         file, target, List.of(to)),
-                                                        currentAddress()));
+                                                        currentAddress(),
+                                                        stats));
                             }
                         })
                 .bind(config.bindHost(), port)

@@ -122,8 +122,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         try {
             while (stream.credits()[0] > 0 && stream.source().hasNext() && channel.isWritable()) {
                 stream.credits()[0]--;
-                channel.write(
-                        new ReplicationMessage.Chunk(id, stream.source().next(channel.alloc())));
+                channel.write(stream.source().next(id, channel.alloc()));
                 wrote = true;
             }
         } catch (Exception e) {

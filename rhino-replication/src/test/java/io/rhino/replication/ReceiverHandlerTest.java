@@ -39,6 +39,7 @@ class ReceiverHandlerTest {
     @TempDir Path temp;
 
     private ReplicaStore store;
+    private final ReplicationStats stats = new ReplicationStats();
 
     private EmbeddedChannel receiver() throws Exception {
         store = new ReplicaStore(temp.resolve("store"));
@@ -56,7 +57,8 @@ class ReceiverHandlerTest {
                         (file, target, to) ->
                                 java.util.concurrent.CompletableFuture.failedFuture(
                                         new UnsupportedOperationException("no pushing here")),
-                        "self:1"));
+                        "self:1",
+                        stats));
     }
 
     /** Answers the challenge as a peer that knows the secret. */
@@ -98,6 +100,9 @@ class ReceiverHandlerTest {
                 .contains("self:1");
         assertThat(store.file("j/o/v/1.sst")).isEmpty();
         assertThat(filesIn(store.root())).isEmpty();
+        assertThat(stats.bytesReceived()).isEqualTo(data.length);
+        assertThat(stats.filesStored()).isZero();
+        assertThat(stats.refusedRequests()).isEqualTo(1);
     }
 
     @Test
@@ -160,6 +165,7 @@ class ReceiverHandlerTest {
         }
         assertThat(channel.isOpen()).as("a refused path fails its stream only").isTrue();
         assertThat(filesIn(temp)).isEmpty();
+        assertThat(stats.refusedRequests()).isEqualTo(4);
     }
 
     @Test

@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.Environment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,14 +70,18 @@ public final class TaskManagerReplication {
      *     RhinoRuntimeSettings.Replication#onTaskManager overridden} by the TaskManager's own
      * @param defaultHost its own address, used unless {@code rhino.replication.bind-host} is set
      * @param defaultDirectory where replicas go unless {@code rhino.replication.dir} is set
+     * @param taskManagerMetrics the TaskManager's metric group, for the service's metrics (null:
+     *     none)
      */
     public static synchronized ReplicationService acquire(
             String taskManager,
             String job,
             RhinoRuntimeSettings.Replication settings,
             String defaultHost,
-            Path defaultDirectory)
+            Path defaultDirectory,
+            MetricGroup taskManagerMetrics)
             throws IOException {
+        TaskManagerReplicationMetrics.registerOnce(taskManager, taskManagerMetrics);
         Running running = BY_TASK_MANAGER.get(taskManager);
         if (running == null) {
             Path root =

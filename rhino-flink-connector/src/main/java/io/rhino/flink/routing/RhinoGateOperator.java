@@ -48,10 +48,12 @@ import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.CancelTaskException;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
+import org.apache.flink.runtime.metrics.groups.TaskMetricGroup;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
@@ -221,7 +223,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                             env.getTaskManagerInfo().getTaskManagerExternalAddress(),
                             Path.of(
                                     env.getTaskManagerInfo().getTmpDirectories()[0],
-                                    "rhino-replicas"));
+                                    "rhino-replicas"),
+                            taskManagerMetricGroup(env));
             replicationTaskManager = taskManager;
             replicationAddress = replicationService.address().toString();
             transfer =
@@ -261,6 +264,12 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                                     : replicationProgress.snapshot(),
                                             replicaStoreFullAgoMillis()));
                         });
+    }
+
+    /** The TaskManager's own metric group (Flink's taskmanager scope), above the task's. */
+    private static MetricGroup taskManagerMetricGroup(Environment env) {
+        TaskMetricGroup task = env.getMetricGroup();
+        return task.parent() == null ? null : task.parent().parent();
     }
 
     private long replicaStoreFullAgoMillis() {

@@ -45,7 +45,11 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
     private static final byte HELLO = 2;
     private static final byte WELCOME = 3;
     private static final byte OPEN = 4;
-    private static final byte CHUNK = 5;
+    static final byte CHUNK = 5;
+
+    /** Length, type and stream id in front of a chunk's data. */
+    static final int CHUNK_HEADER_BYTES = 4 + 1 + 8;
+
     private static final byte CREDIT = 6;
     private static final byte ACK = 7;
     private static final byte FAIL = 8;

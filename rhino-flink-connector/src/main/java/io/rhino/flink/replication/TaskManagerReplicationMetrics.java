@@ -1,0 +1,108 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.replication;
+
+import io.rhino.replication.ReplicationService;
+import io.rhino.replication.ReplicationStats;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.ToLongFunction;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The replication service's metrics in its TaskManager's metric group (Flink's {@code taskmanager}
+ * scope), registered once per TaskManager by its first Rhino gate and read from whichever service
+ * runs there at the time (0 while none does; a restarted service counts anew).
+ */
+final class TaskManagerReplicationMetrics {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagerReplicationMetrics.class);
+    private static final long STORE_SIZE_REFRESH_NANOS = 10_000_000_000L;
+    private static final Set<String> REGISTERED = new HashSet<>();
+
+    private TaskManagerReplicationMetrics() {}
+
+    static synchronized void registerOnce(String taskManager, MetricGroup group) {
+        if (group == null || !REGISTERED.add(taskManager)) {
+            return;
+        }
+        stat(group, taskManager, "rhinoReplicaBytesReceived", ReplicationStats::bytesReceived);
+        stat(group, taskManager, "rhinoReplicaFilesStored", ReplicationStats::filesStored);
+        stat(
+                group,
+                taskManager,
+                "rhinoReplicationRefusedRequests",
+                ReplicationStats::refusedRequests);
+        stat(group, taskManager, "rhinoReplicaFetchesServed", ReplicationStats::fetchesServed);
+        group.gauge(
+                "rhinoReplicaStoreFullAgoMs",
+                (Gauge<Long>)
+                        () ->
+                                service(taskManager)
+                                        .map(s -> s.store().outOfSpaceAgoMillis())
+                                        .orElse(-1L));
+        group.gauge("rhinoReplicaStoreBytes", new StoreBytes(taskManager));
+    }
+
+    private static void stat(
+            MetricGroup group,
+            String taskManager,
+            String name,
+            ToLongFunction<ReplicationStats> of) {
+        group.gauge(
+                name,
+                (Gauge<Long>)
+                        () -> service(taskManager).map(s -> of.applyAsLong(s.stats())).orElse(0L));
+    }
+
+    private static Optional<ReplicationService> service(String taskManager) {
+        return TaskManagerReplication.serviceOf(taskManager);
+    }
+
+    /** The store's size, walked at most every 10 s: a store holds many files. */
+    private static final class StoreBytes implements Gauge<Long> {
+        private final String taskManager;
+        private long bytes;
+        private long walkedAtNanos;
+        private boolean walked;
+
+        StoreBytes(String taskManager) {
+            this.taskManager = taskManager;
+        }
+
+        @Override
+        public synchronized Long getValue() {
+            long now = System.nanoTime();
+            if (!walked || now - walkedAtNanos >= STORE_SIZE_REFRESH_NANOS) {
+                walked = true;
+                walkedAtNanos = now;
+                try {
+                    bytes =
+                            service(taskManager).isPresent()
+                                    ? service(taskManager).get().store().usedBytes()
+                                    : 0;
+                } catch (IOException | RuntimeException e) {
+                    LOG.debug("Could not measure the replica store of {}", taskManager, e);
+                }
+            }
+            return bytes;
+        }
+    }
+}

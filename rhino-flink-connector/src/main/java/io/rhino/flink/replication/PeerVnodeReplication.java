@@ -18,13 +18,16 @@ import io.rhino.flink.state.LiveInstanceFiles;
 import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
+import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -96,6 +99,13 @@ public final class PeerVnodeReplication implements VnodeReplication {
 
     private volatile long lastCompletedCheckpoint = -1;
 
+    // former holders of this subtask's copies outside the chain, and the vnodes they may hold;
+    // told to drop them once the chain holds a completed checkpoint; guarded by rounds
+    private Set<PeerAddress> retiredMembers = Set.of();
+    private Set<Integer> retiredVnodes = Set.of();
+    // the first checkpoint this chain replicated, -1 before; guarded by rounds
+    private long firstReplicated = -1;
+
     /**
      * @param prefix the job and operator part of replica paths, already safe ({@link #segment})
      * @param captureRoot a local directory on the same disk as the vnode instances (hard links)
@@ -140,6 +150,42 @@ public final class PeerVnodeReplication implements VnodeReplication {
     public void seed(int vnode, Object instance, String directory, Set<String> sstFiles) {
         replicatedSst.putIfAbsent(
                 vnode, new Held(new WeakReference<>(instance), new HeldFiles(directory, sstFiles)));
+    }
+
+    @Override
+    public void retire(Collection<String> formerHolders, Set<Integer> vnodes) {
+        Set<PeerAddress> members = new LinkedHashSet<>();
+        for (String holder : formerHolders) {
+            PeerAddress member = PeerAddress.parse(holder);
+            if (!chain.contains(member) && !member.equals(service.address())) {
+                members.add(member);
+            }
+        }
+        synchronized (rounds) {
+            Set<PeerAddress> all = new LinkedHashSet<>(retiredMembers);
+            all.addAll(members);
+            Set<Integer> allVnodes = new TreeSet<>(retiredVnodes);
+            allVnodes.addAll(vnodes);
+            retiredMembers = all;
+            retiredVnodes = allVnodes;
+        }
+    }
+
+    /**
+     * This replication's successor along {@code next}: the members of this chain that {@code next}
+     * lacks are retired for every vnode this chain held copies of.
+     */
+    public void handOver(PeerVnodeReplication next) {
+        Set<Integer> vnodes;
+        List<String> members = new ArrayList<>();
+        synchronized (rounds) {
+            vnodes = new TreeSet<>(replicatedSst.keySet());
+            vnodes.addAll(departedAt.keySet());
+            vnodes.addAll(retiredVnodes);
+            chain.forEach(member -> members.add(member.toString()));
+            retiredMembers.forEach(member -> members.add(member.toString()));
+        }
+        next.retire(members, vnodes);
     }
 
     @Override
@@ -217,6 +263,10 @@ public final class PeerVnodeReplication implements VnodeReplication {
                         bytes += replicateVnode(vnode.getKey(), vnode.getValue());
                     }
                     announceDepartures();
+                    if (firstReplicated < 0) {
+                        firstReplicated = checkpointId;
+                    }
+                    announceRetirements();
                 }
             } catch (Exception e) {
                 listener.failed(checkpointId, e);
@@ -263,6 +313,48 @@ public final class PeerVnodeReplication implements VnodeReplication {
                             e.getCause() == null ? e.toString() : e.getCause().getMessage());
                 }
             }
+        }
+
+        /**
+         * Once this chain holds a completed checkpoint, tells the former holders outside it to drop
+         * this subtask's old copies: a departure notice per vnode as of the chain's first
+         * checkpoint, so copies that another subtask made since stay. Best effort, without waiting:
+         * a former holder is often a TaskManager that is gone.
+         */
+        private void announceRetirements() throws IOException {
+            long completed = lastCompletedCheckpoint;
+            if (retiredMembers.isEmpty() || completed < firstReplicated) {
+                return;
+            }
+            for (int vnode : retiredVnodes) {
+                Path notice =
+                        Files.createDirectories(directory).resolve("retired-" + vnode + ".local");
+                ReplicaListing.departure(completed, firstReplicated).write(notice);
+                String path =
+                        ReplicaListing.departurePath(
+                                ReplicaListing.vnodeDirectory(prefix, vnode), checkpointId);
+                for (PeerAddress member : retiredMembers) {
+                    service.replicate(notice, path, List.of(member))
+                            .whenComplete(
+                                    (ok, failure) -> {
+                                        if (failure != null) {
+                                            LOG.info(
+                                                    "Former replica holder {} of vnode {} was not"
+                                                            + " told to drop it: {}",
+                                                    member,
+                                                    vnode,
+                                                    failure.getMessage());
+                                        }
+                                    });
+                }
+            }
+            LOG.info(
+                    "Checkpoint {}: told former replica holders {} to drop the copies of vnodes {}",
+                    checkpointId,
+                    retiredMembers,
+                    retiredVnodes);
+            retiredMembers = Set.of();
+            retiredVnodes = Set.of();
         }
 
         /** Sends what the chain lacks of one vnode, then its listing; returns the bytes sent. */

@@ -110,6 +110,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private transient StateTransfer transfer;
     private transient volatile Map<Integer, String> replicationServiceBySubtask;
     private transient volatile PeerVnodeReplication currentReplication;
+    private transient PeerVnodeReplication formerReplication;
     private transient Counter handoverBytesSent;
     private transient ReplicationProgressTracker replicationProgress;
     private final ExecutionAttemptID task;
@@ -563,6 +564,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         }
         VnodeKeyedStateBackend<?> backend = backend();
         if (chain.isEmpty()) {
+            if (currentReplication != null) {
+                // told to drop their copies once a chain exists again
+                formerReplication = currentReplication;
+            }
             currentReplication = null;
             backend.replicateWith(null);
             replicationProgress.chainChanged(0);
@@ -574,6 +579,13 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             return;
         }
         List<PeerAddress> peers = chain.stream().map(PeerAddress::parse).toList();
+        if (currentReplication != null && currentReplication.chain().equals(peers)) {
+            // the same chain sent again: what it holds is still known, nothing to resend
+            return;
+        }
+        PeerVnodeReplication previous =
+                currentReplication != null ? currentReplication : formerReplication;
+        formerReplication = null;
         Environment env = getContainingTask().getEnvironment();
         currentReplication =
                 new PeerVnodeReplication(
@@ -585,6 +597,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                 .resolve("replication-" + env.getExecutionId()),
                         replication.timeout().toMillis(),
                         replicationProgress);
+        if (previous != null) {
+            previous.handOver(currentReplication);
+        }
         replicationProgress.chainChanged(peers.size());
         backend.replicateWith(currentReplication);
         LOG.info(

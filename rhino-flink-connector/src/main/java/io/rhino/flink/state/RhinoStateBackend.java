@@ -263,6 +263,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         restoredFromReplicas(parameters, replicas);
                     }
                 }
+                backend.restoredFrom(restored.replicaHolders());
                 files.registerRestored(
                         restored.handlesByVnode().values().stream().flatMap(List::stream).toList());
             }

@@ -86,6 +86,7 @@ public final class VnodeKeyedStateBackend<K>
     private final java.io.File transferDirectory;
     private final PendingExports pendingExports = new PendingExports();
     private final Map<Integer, ReplicaSeed> replicaSeeds = new java.util.HashMap<>();
+    private List<String> restoredHolders = List.of();
     private final java.io.Closeable installResources;
 
     VnodeKeyedStateBackend(
@@ -193,6 +194,11 @@ public final class VnodeKeyedStateBackend<K>
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
     public void replicateWith(VnodeReplication replication) {
+        if (replication != null && !restoredHolders.isEmpty()) {
+            // the copies of the restored checkpoint, on holders the new chain may not include
+            replication.retire(restoredHolders, ownedVnodeSet());
+            restoredHolders = List.of();
+        }
         if (replication != null) {
             replicaSeeds.forEach(
                     (vnode, seed) -> {
@@ -218,6 +224,22 @@ public final class VnodeKeyedStateBackend<K>
     }
 
     private record ReplicaSeed(Object instance, String directory, Set<String> sstFiles) {}
+
+    /**
+     * The replication services that held the restored checkpoint's copies, named by its manifest;
+     * the first chain this backend replicates along retires those it does not include.
+     */
+    public void restoredFrom(List<String> holders) {
+        restoredHolders = List.copyOf(holders);
+    }
+
+    private Set<Integer> ownedVnodeSet() {
+        Set<Integer> vnodes = new java.util.TreeSet<>();
+        for (int vnode : backends.ownedVnodes()) {
+            vnodes.add(vnode);
+        }
+        return vnodes;
+    }
 
     /** A directory on this TaskManager's local disk for vnodes in transfer. */
     public java.io.File transferDirectory() {

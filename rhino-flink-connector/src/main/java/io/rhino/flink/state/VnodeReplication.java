@@ -41,6 +41,14 @@ public interface VnodeReplication {
     default void seed(
             int vnode, Object instance, String directory, java.util.Set<String> sstFiles) {}
 
+    /**
+     * The services ("host:port") that held this subtask's copies of {@code vnodes} before, under an
+     * earlier chain or task attempt: those that are not in this chain drop the copies once the
+     * chain holds a completed checkpoint of its own.
+     */
+    default void retire(
+            java.util.Collection<String> formerHolders, java.util.Set<Integer> vnodes) {}
+
     /** One checkpoint's captured vnode files. */
     interface Capture {
 

@@ -105,6 +105,7 @@ public final class HandoverBenchmark {
             boolean freshCheckpoint,
             boolean flink,
             int rocksdbFilesOpen,
+            boolean toActive,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -144,9 +145,20 @@ public final class HandoverBenchmark {
                                 "state.backend.rocksdb.files.open of every RocksDB instance (-1:"
                                         + " unlimited, Flink's default: opening a database opens"
                                         + " all its files)")
+                        .flag(
+                                "target",
+                                "standby",
+                                "where the vnodes go: standby (the subtask that owns none) or"
+                                        + " active (subtask 1, whose own vnodes keep receiving"
+                                        + " probes while it installs)")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
+        }
+        String target = args.get("target");
+        if (!target.equals("standby") && !target.equals("active")) {
+            throw new IllegalArgumentException(
+                    "Flag --target needs standby or active, got '" + target + "'.");
         }
         Settings settings =
                 new Settings(
@@ -164,6 +176,7 @@ public final class HandoverBenchmark {
                         args.getBoolean("fresh-checkpoint"),
                         args.getBoolean("flink"),
                         args.getInt("rocksdb-files-open", -1),
+                        target.equals("active"),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -233,9 +246,10 @@ public final class HandoverBenchmark {
                 checkpointMillis = checkpoint(cluster, jobId);
             }
             RoutingTable table = manager.routingTable();
+            int target = settings.toActive() ? 1 : PARALLELISM - 1;
             List<VnodeMove> moves =
                     Arrays.stream(table.vnodesOwnedBy(0))
-                            .mapToObj(v -> new VnodeMove(v, 0, PARALLELISM - 1))
+                            .mapToObj(v -> new VnodeMove(v, 0, target))
                             .toList();
             Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(OPERATOR);
             LOG.info(
@@ -243,8 +257,8 @@ public final class HandoverBenchmark {
                     HandoverReport.bytes(size),
                     moves.size(),
                     taskManagers.get(0),
-                    PARALLELISM - 1,
-                    taskManagers.get(PARALLELISM - 1));
+                    target,
+                    taskManagers.get(target));
             probe.enterPhase("handover");
             HandoverResult result = manager.handover(moves).get(15, TimeUnit.MINUTES);
             probe.enterPhase("after");

@@ -44,6 +44,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -65,6 +69,7 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.ExceptionUtils;
+import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,6 +115,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private transient StateTransfer transfer;
     private transient volatile Map<Integer, String> replicationServiceBySubtask;
     private transient volatile PeerVnodeReplication currentReplication;
+    // vnode instances being opened off the task thread, until adopted in the mailbox
+    private final List<CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>>> preparing =
+            new ArrayList<>();
+    private transient ExecutorService installs;
     private transient PeerVnodeReplication formerReplication;
     private transient Counter handoverBytesSent;
     private transient ReplicationProgressTracker replicationProgress;
@@ -327,6 +336,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                     finished ? java.time.Duration.ZERO : replication.retainAfterTasks());
             replicationTaskManager = null;
         }
+        dropUnadoptedInstalls();
         RhinoTaskRegistry.unregisterGate(task);
         if (incoming != null) {
             incoming.close();
@@ -496,49 +506,111 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         if (!(event instanceof InstallVnodesEvent install)) {
             throw new IllegalArgumentException("Unexpected event for a Rhino gate: " + event);
         }
+        startInstall(install);
+    }
+
+    /**
+     * Opens the incoming vnodes' instances on the install thread while this task goes on with the
+     * records of its other vnodes (those of the incoming ones wait in the buffer, and no checkpoint
+     * starts before the handover ends), then adopts them in the mailbox.
+     */
+    private void startInstall(InstallVnodesEvent event) {
+        LOG.debug("{} gate {} installs {}", spec.name(), subtask(), event);
+        long start = System.nanoTime();
+        VnodeKeyedStateBackend<?> backend = backend();
+        CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                return backend.prepareInstalls(() -> openAll(backend, event));
+                            } catch (Exception e) {
+                                throw new CompletionException(e);
+                            }
+                        },
+                        installThread());
+        preparing.add(prepared);
+        prepared.whenComplete(
+                (vnodes, failure) ->
+                        mailbox.execute(
+                                () -> finishInstall(event, prepared, start),
+                                "install vnodes of handover %s",
+                                event.handoverId()));
+    }
+
+    private void openAll(VnodeKeyedStateBackend<?> backend, InstallVnodesEvent event)
+            throws Exception {
+        for (ShippedVnode shipped : event.vnodes()) {
+            long vnodeStart = System.nanoTime();
+            transfer.install(backend, shipped.vnode(), shipped.payload());
+            LOG.info(
+                    "{} gate {} opened vnode {} in {} ms",
+                    spec.name(),
+                    subtask(),
+                    shipped.vnode(),
+                    (System.nanoTime() - vnodeStart) / 1_000_000);
+        }
+    }
+
+    private void finishInstall(
+            InstallVnodesEvent event,
+            CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared,
+            long start) {
+        preparing.remove(prepared);
         try {
-            install(install);
+            install(event, prepared.join(), start);
         } catch (Throwable e) {
-            LOG.error("{} gate {} failed to install {}", spec.name(), subtask(), install, e);
+            Throwable failure =
+                    e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            LOG.error("{} gate {} failed to install {}", spec.name(), subtask(), event, failure);
             // A CancelTaskException anywhere in the cause would make Flink treat this failure as
             // a cancellation and swallow it; the job must fail and roll back instead.
             Throwable cause =
-                    ExceptionUtils.findThrowable(e, CancelTaskException.class).isPresent()
-                            ? new RuntimeException(ExceptionUtils.stringifyException(e))
-                            : e;
+                    ExceptionUtils.findThrowable(failure, CancelTaskException.class).isPresent()
+                            ? new RuntimeException(ExceptionUtils.stringifyException(failure))
+                            : failure;
             throw new IllegalStateException(
                     "Rhino gate of '"
                             + spec.name()
                             + "' subtask "
                             + subtask()
                             + " could not install vnodes of handover "
-                            + install.handoverId(),
+                            + event.handoverId(),
                     cause);
         }
     }
 
-    private void install(InstallVnodesEvent event) throws Exception {
-        LOG.debug("{} gate {} installs {}", spec.name(), subtask(), event);
-        long start = System.nanoTime();
+    private void install(
+            InstallVnodesEvent event,
+            List<VnodeKeyedStateBackend.PreparedVnode> prepared,
+            long start)
+            throws Exception {
         VnodeKeyedStateBackend<?> backend = backend();
         Set<Integer> vnodes = new TreeSet<>();
         // The installed vnodes bring their timers; the keyed operator's timer services must
         // wake up for processing-time ones earlier than what they wait for.
-        timerWakeup.install(
-                () -> {
-                    for (ShippedVnode shipped : event.vnodes()) {
-                        long vnodeStart = System.nanoTime();
-                        transfer.install(backend, shipped.vnode(), shipped.payload());
-                        vnodes.add(shipped.vnode());
-                        LOG.info(
-                                "{} gate {} installed vnode {} in {} ms",
-                                spec.name(),
-                                subtask(),
-                                shipped.vnode(),
-                                (System.nanoTime() - vnodeStart) / 1_000_000);
-                    }
-                });
+        try {
+            timerWakeup.install(
+                    () -> {
+                        for (VnodeKeyedStateBackend.PreparedVnode vnode : prepared) {
+                            backend.adoptVnode(vnode);
+                            vnodes.add(vnode.vnode());
+                        }
+                    });
+        } catch (Exception e) {
+            for (VnodeKeyedStateBackend.PreparedVnode vnode : prepared) {
+                if (!vnodes.contains(vnode.vnode())) {
+                    vnode.discard();
+                }
+            }
+            throw e;
+        }
         long installMillis = (System.nanoTime() - start) / 1_000_000;
+        LOG.info(
+                "{} gate {} installed vnodes {} in {} ms",
+                spec.name(),
+                subtask(),
+                vnodes,
+                installMillis);
         GateHandover handover = handover(event.handoverId());
         handover.markInstalled(vnodes);
         long spilled = incoming.spilledBytes();
@@ -555,6 +627,29 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 spilled);
         coordinator.sendEventToCoordinator(
                 new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replayed));
+    }
+
+    private ExecutorService installThread() {
+        if (installs == null) {
+            installs =
+                    Executors.newSingleThreadExecutor(
+                            new ExecutorThreadFactory(
+                                    "rhino-install-" + spec.name() + "-" + subtask()));
+        }
+        return installs;
+    }
+
+    /** Instances still being opened when the task ends are dropped once open. */
+    private void dropUnadoptedInstalls() {
+        for (CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared : preparing) {
+            prepared.thenAccept(
+                    vnodes -> vnodes.forEach(VnodeKeyedStateBackend.PreparedVnode::discard));
+        }
+        preparing.clear();
+        if (installs != null) {
+            installs.shutdown();
+            installs = null;
+        }
     }
 
     /** From the next checkpoint on, vnode checkpoints go along {@code chain}. */

@@ -50,6 +50,7 @@ import org.apache.flink.runtime.state.TestableKeyedStateBackend;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.util.IOUtils;
+import org.apache.flink.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,11 +132,71 @@ public final class VnodeKeyedStateBackend<K>
      */
     public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom) throws Exception {
         layout.checkVnode(vnode);
+        Preparing preparing = PREPARING.get();
+        if (preparing != null && preparing.backend() == this) {
+            // opened here, off the task thread; adopted later on it (see prepareInstalls)
+            preparing
+                    .prepared()
+                    .add(new PreparedVnode(vnode, backendFactory.create(vnode, restoreFrom)));
+            return;
+        }
+        adopt(vnode, backendFactory.create(vnode, restoreFrom));
+    }
+
+    /**
+     * A vnode's RocksDB instance opened by {@link #prepareInstalls}, not yet part of the backend.
+     */
+    public record PreparedVnode(int vnode, CheckpointableKeyedStateBackend<?> instance) {
+
+        /** Drops an instance that will not be adopted. */
+        public void discard() {
+            IOUtils.closeQuietly(instance);
+            instance.dispose();
+        }
+    }
+
+    private record Preparing(VnodeKeyedStateBackend<?> backend, List<PreparedVnode> prepared) {}
+
+    private static final ThreadLocal<Preparing> PREPARING = new ThreadLocal<>();
+
+    /**
+     * Runs {@code installs} (a state transfer's installs, which call {@link #installVnode}) so that
+     * they only open the vnodes' RocksDB instances and return them, for {@link #adoptVnode} on the
+     * task thread. Opening an instance (links, restore, RocksDB open) takes hundreds of
+     * milliseconds with large state; run here on another thread, the task keeps processing the
+     * records of its other vnodes meanwhile. Safe off the task thread: the new instances are not
+     * shared yet, and nothing of this backend changes until they are adopted.
+     */
+    public List<PreparedVnode> prepareInstalls(ThrowingRunnable<Exception> installs)
+            throws Exception {
+        Preparing preparing = new Preparing(this, new ArrayList<>());
+        PREPARING.set(preparing);
+        try {
+            installs.run();
+        } catch (Exception e) {
+            preparing.prepared().forEach(PreparedVnode::discard);
+            throw e;
+        } finally {
+            PREPARING.remove();
+        }
+        return preparing.prepared();
+    }
+
+    /** Makes a prepared vnode part of this backend; on the task thread. */
+    @SuppressWarnings("unchecked")
+    public void adoptVnode(PreparedVnode prepared) throws Exception {
+        layout.checkVnode(prepared.vnode());
+        if (backends.owns(prepared.vnode())) {
+            prepared.discard();
+        }
+        adopt(prepared.vnode(), (CheckpointableKeyedStateBackend<K>) prepared.instance());
+    }
+
+    private void adopt(int vnode, CheckpointableKeyedStateBackend<K> backend) throws Exception {
         if (backends.owns(vnode)) {
             throw new IllegalStateException(
                     operatorIdentifier + " already owns vnode " + vnode + "; cannot install it");
         }
-        CheckpointableKeyedStateBackend<K> backend = backendFactory.create(vnode, restoreFrom);
         try {
             states.bindVnode(vnode, backend);
         } catch (Exception e) {

@@ -18,13 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.cluster.ProcessCluster;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.testjobs.Multisets;
-import io.rhino.flink.testjobs.ShapeFunctions;
-import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -33,14 +29,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Predicate;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.file.sink.FileSink;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,6 +58,9 @@ class FullReplicaStoreITCase {
     private static final double EVENTS_PER_SECOND = 3_000;
     private static final Duration BACKOFF = Duration.ofSeconds(20);
 
+    private static final FileCountsJob JOB =
+            new FileCountsJob(NAME, TASK_MANAGERS, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
+
     @TempDir Path directory;
 
     @Test
@@ -78,9 +71,7 @@ class FullReplicaStoreITCase {
         mountTmpfs(smallDisk, 4L * 1024 * 1024);
         try {
             Path filler = fill(smallDisk, 8 * 1024);
-            Configuration common = new Configuration();
-            common.setString("taskmanager.numberOfTaskSlots", "2");
-            common.setString("taskmanager.load-balance.mode", "SLOTS");
+            Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
             try (ProcessCluster cluster =
                     ProcessCluster.start(
                             directory.resolve("cluster"),
@@ -140,17 +131,10 @@ class FullReplicaStoreITCase {
                 long again = awaitBackInTheChains(cluster, operator, jobId);
                 LOG.info("The freed replica disk holds replicas again as of checkpoint {}", again);
 
-                awaitFinished(cluster, jobId, Duration.ofSeconds(300));
+                FileCountsJob.awaitFinished(cluster, jobId, Duration.ofSeconds(300));
                 assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                         .as("committed output lines with a full replica disk vs plain Flink")
-                        .isEqualTo(
-                                Multisets.counts(
-                                        SkewedCountsJob.plainFlink(
-                                                "full-store-" + UUID.randomUUID(),
-                                                EVENTS,
-                                                TASK_MANAGERS,
-                                                KEYS,
-                                                new ShapeFunctions.CountPerKey())));
+                        .isEqualTo(Multisets.counts(JOB.plainFlinkLines()));
             }
         } finally {
             new ProcessBuilder("umount", smallDisk.toString()).start().waitFor();
@@ -165,24 +149,7 @@ class FullReplicaStoreITCase {
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF, BACKOFF);
         config.set(RhinoOptions.REST_PORT, restPort);
-        StreamExecutionEnvironment env = cluster.environment(config);
-        env.setParallelism(TASK_MANAGERS);
-        RhinoStreams.keyBy(
-                        SkewedEvents.stream(
-                                env,
-                                EVENTS,
-                                KEYS,
-                                RateLimiterStrategy.perSecond(EVENTS_PER_SECOND)),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(
-                        FileSink.forRowFormat(
-                                        new org.apache.flink.core.fs.Path(output.toUri()),
-                                        new SimpleStringEncoder<String>())
-                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                                .build());
-        return env.executeAsync("full-store").getJobID().toString();
+        return JOB.submit(cluster, config, output, "full-store").getJobID().toString();
     }
 
     /** Waits until every subtask replicated {@code checkpoint} or later; the replication view. */
@@ -271,20 +238,5 @@ class FullReplicaStoreITCase {
             }
         }
         return filler;
-    }
-
-    private static void awaitFinished(ProcessCluster cluster, String jobId, Duration timeout)
-            throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String status = "";
-        while (System.nanoTime() < deadline) {
-            status = cluster.jobStatus(jobId);
-            if (status.equals("FINISHED")) {
-                return;
-            }
-            assertThat(status).as("job status").isNotIn("FAILED", "CANCELED");
-            Thread.sleep(500);
-        }
-        throw new AssertionError("Job " + jobId + " not finished after " + timeout + ": " + status);
     }
 }

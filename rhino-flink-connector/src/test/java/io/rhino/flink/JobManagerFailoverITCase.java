@@ -17,26 +17,16 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.cluster.ProcessCluster;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.testjobs.Multisets;
-import io.rhino.flink.testjobs.ShapeFunctions;
-import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.UUID;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.file.sink.FileSink;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,16 +54,16 @@ class JobManagerFailoverITCase {
     private static final long EVENTS = 120_000;
     private static final double EVENTS_PER_SECOND = 3_000;
 
+    private static final FileCountsJob JOB =
+            new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
+
     @TempDir Path directory;
 
     @Test
     @Timeout(420)
     void aNewJobManagerRecoversRoutingReplicationAndMovesFromTheLatestCheckpoint()
             throws Exception {
-        Configuration common = new Configuration();
-        common.setString("taskmanager.numberOfTaskSlots", "2");
-        common.setString("taskmanager.load-balance.mode", "SLOTS");
-        common.setString("metrics.fetcher.update-interval", "1000");
+        Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
         try (ProcessCluster cluster =
                 ProcessCluster.startHighlyAvailable(
                         directory.resolve("cluster"),
@@ -122,18 +112,11 @@ class JobManagerFailoverITCase {
             awaitRestoredFromReplicas(operator);
             operator.moveBetweenTaskManagers(random, 3, "after");
 
-            awaitFinished(cluster, jobId, Duration.ofSeconds(300));
+            FileCountsJob.awaitFinished(cluster, jobId, Duration.ofSeconds(300));
             assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as(
                             "committed output lines with moves and a JobManager failover vs plain Flink")
-                    .isEqualTo(
-                            Multisets.counts(
-                                    SkewedCountsJob.plainFlink(
-                                            "jm-failover-" + UUID.randomUUID(),
-                                            EVENTS,
-                                            PARALLELISM,
-                                            KEYS,
-                                            new ShapeFunctions.CountPerKey())));
+                    .isEqualTo(Multisets.counts(JOB.plainFlinkLines()));
         }
     }
 
@@ -144,24 +127,7 @@ class JobManagerFailoverITCase {
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "jm-failover-it");
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
-        StreamExecutionEnvironment env = cluster.environment(config);
-        env.setParallelism(PARALLELISM);
-        RhinoStreams.keyBy(
-                        SkewedEvents.stream(
-                                env,
-                                EVENTS,
-                                KEYS,
-                                RateLimiterStrategy.perSecond(EVENTS_PER_SECOND)),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(
-                        FileSink.forRowFormat(
-                                        new org.apache.flink.core.fs.Path(output.toUri()),
-                                        new SimpleStringEncoder<String>())
-                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                                .build());
-        return env.executeAsync("jm-failover").getJobID().toString();
+        return JOB.submit(cluster, config, output, "jm-failover").getJobID().toString();
     }
 
     private static List<Integer> owners(JsonNode operator) {
@@ -204,20 +170,5 @@ class JobManagerFailoverITCase {
         assertThat(restored)
                 .as("vnodes restored from replicas after the JobManager failover")
                 .isGreaterThanOrEqualTo(VNODES);
-    }
-
-    private static void awaitFinished(ProcessCluster cluster, String jobId, Duration timeout)
-            throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        String status = "";
-        while (System.nanoTime() < deadline) {
-            status = cluster.jobStatus(jobId);
-            if (status.equals("FINISHED")) {
-                return;
-            }
-            assertThat(status).as("job status").isNotIn("FAILED", "CANCELED");
-            Thread.sleep(500);
-        }
-        throw new AssertionError("Job " + jobId + " not finished after " + timeout + ": " + status);
     }
 }

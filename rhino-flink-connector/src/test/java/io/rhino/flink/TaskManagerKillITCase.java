@@ -17,15 +17,11 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.cluster.ProcessCluster;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.Multisets;
-import io.rhino.flink.testjobs.ShapeFunctions;
-import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,16 +34,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,16 +63,15 @@ class TaskManagerKillITCase {
     private static final long EVENTS = 90_000;
     private static final double EVENTS_PER_SECOND = 3_000;
 
+    private static final FileCountsJob JOB =
+            new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
+
     @TempDir Path directory;
 
     @Test
     @Timeout(420)
     void aKilledTaskManagersVnodesRecoverAndReplicateAgainOnTheSurvivors() throws Exception {
-        Configuration common = new Configuration();
-        common.setString("taskmanager.numberOfTaskSlots", "2");
-        // one gate per TaskManager, so that a crash takes one subtask's vnodes with it
-        common.setString("taskmanager.load-balance.mode", "SLOTS");
-        common.setString("metrics.fetcher.update-interval", "1000");
+        Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
         try (ProcessCluster cluster =
                 ProcessCluster.start(
                         directory.resolve("cluster"),
@@ -142,14 +131,7 @@ class TaskManagerKillITCase {
             // output exactly once, so the lines equal plain Flink's, duplicates included.
             assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as("committed output lines with moves and a TaskManager crash vs plain Flink")
-                    .isEqualTo(
-                            Multisets.counts(
-                                    SkewedCountsJob.plainFlink(
-                                            "tm-kill-" + UUID.randomUUID(),
-                                            EVENTS,
-                                            PARALLELISM,
-                                            KEYS,
-                                            new ShapeFunctions.CountPerKey())));
+                    .isEqualTo(Multisets.counts(JOB.plainFlinkLines()));
         }
     }
 
@@ -162,24 +144,7 @@ class TaskManagerKillITCase {
         // while a lost TaskManager's slots still look free, restarts may fail more than once
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
-        StreamExecutionEnvironment env = cluster.environment(config);
-        env.setParallelism(PARALLELISM);
-        RhinoStreams.keyBy(
-                        SkewedEvents.stream(
-                                env,
-                                EVENTS,
-                                KEYS,
-                                RateLimiterStrategy.perSecond(EVENTS_PER_SECOND)),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(
-                        FileSink.forRowFormat(
-                                        new org.apache.flink.core.fs.Path(output.toUri()),
-                                        new SimpleStringEncoder<String>())
-                                .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                                .build());
-        return env.executeAsync("tm-kill");
+        return JOB.submit(cluster, config, output, "tm-kill");
     }
 
     /**

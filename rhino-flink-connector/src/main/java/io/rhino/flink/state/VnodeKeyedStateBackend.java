@@ -140,7 +140,15 @@ public final class VnodeKeyedStateBackend<K>
                     .add(new PreparedVnode(vnode, backendFactory.create(vnode, restoreFrom)));
             return;
         }
+        requireNotOwned(vnode);
         adopt(vnode, backendFactory.create(vnode, restoreFrom));
+    }
+
+    private void requireNotOwned(int vnode) {
+        if (backends.owns(vnode)) {
+            throw new IllegalStateException(
+                    operatorIdentifier + " already owns vnode " + vnode + "; cannot install it");
+        }
     }
 
     /**
@@ -188,15 +196,12 @@ public final class VnodeKeyedStateBackend<K>
         layout.checkVnode(prepared.vnode());
         if (backends.owns(prepared.vnode())) {
             prepared.discard();
+            requireNotOwned(prepared.vnode());
         }
         adopt(prepared.vnode(), (CheckpointableKeyedStateBackend<K>) prepared.instance());
     }
 
     private void adopt(int vnode, CheckpointableKeyedStateBackend<K> backend) throws Exception {
-        if (backends.owns(vnode)) {
-            throw new IllegalStateException(
-                    operatorIdentifier + " already owns vnode " + vnode + "; cannot install it");
-        }
         try {
             states.bindVnode(vnode, backend);
         } catch (Exception e) {

@@ -66,6 +66,10 @@ class TaskManagerKillITCase {
     private static final FileCountsJob JOB =
             new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
 
+    // a short job after the victim's restart: one subtask per TaskManager, so one on it
+    private static final FileCountsJob SMALL_JOB =
+            new FileCountsJob(NAME, PARALLELISM, 6, 6_000, KEYS, EVENTS_PER_SECOND);
+
     @TempDir Path directory;
 
     @Test
@@ -132,19 +136,45 @@ class TaskManagerKillITCase {
             assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as("committed output lines with moves and a TaskManager crash vs plain Flink")
                     .isEqualTo(Multisets.counts(JOB.plainFlinkLines()));
+
+            // The victim comes back on its address and replica disk: the first Rhino gate on it
+            // removes the store its killed predecessor left there.
+            List<Path> deadStores = stores(replicaDirectory(victim));
+            assertThat(deadStores).as("the killed TaskManager's store").isNotEmpty();
+            cluster.restart(victim);
+            cluster.awaitTaskManagers(TASK_MANAGERS, Duration.ofSeconds(120));
+            Configuration again = replicatedJobConfig(ProcessCluster.freePort(), "after-restart");
+            SMALL_JOB
+                    .submit(cluster, again, directory.resolve("output-2"), "after-restart")
+                    .getJobExecutionResult()
+                    .get(120, TimeUnit.SECONDS);
+            assertThat(stores(replicaDirectory(victim)))
+                    .as("stores on the restarted TaskManager's replica disk")
+                    .doesNotContainAnyElementsOf(deadStores);
         }
     }
 
     private JobClient submit(ProcessCluster cluster, int restPort, Path output) throws Exception {
+        return JOB.submit(cluster, replicatedJobConfig(restPort, "checkpoints"), output, "tm-kill");
+    }
+
+    private Configuration replicatedJobConfig(int restPort, String checkpoints) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
-                config, directory.resolve("checkpoints"), Duration.ofMinutes(10));
+                config, directory.resolve(checkpoints), Duration.ofMinutes(10));
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tm-kill-it");
         config.set(RhinoOptions.REPLICATION_FACTOR, 3);
         // while a lost TaskManager's slots still look free, restarts may fail more than once
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
-        return JOB.submit(cluster, config, output, "tm-kill");
+        return config;
+    }
+
+    /** The replica stores (one directory per TaskManager that ran there) under a replica disk. */
+    private static List<Path> stores(Path replicaDisk) throws IOException {
+        try (Stream<Path> stores = Files.list(replicaDisk)) {
+            return stores.filter(Files::isDirectory).sorted().toList();
+        }
     }
 
     /**

@@ -94,15 +94,15 @@ public final class PeerVnodeReplication implements VnodeReplication {
     private final Object rounds = new Object();
 
     // vnodes whose copies the chain holds but this subtask no longer has, and the first
-    // checkpoint without them; guarded by rounds
-    private final Map<Integer, Long> departedAt = new HashMap<>();
+    // checkpoint without them; written under rounds
+    private final Map<Integer, Long> departedAt = new ConcurrentHashMap<>();
 
     private volatile long lastCompletedCheckpoint = -1;
 
     // former holders of this subtask's copies outside the chain, and the vnodes they may hold;
-    // told to drop them once the chain holds a completed checkpoint; guarded by rounds
-    private Set<PeerAddress> retiredMembers = Set.of();
-    private Set<Integer> retiredVnodes = Set.of();
+    // told to drop them once the chain holds a completed checkpoint; written under rounds
+    private volatile Set<PeerAddress> retiredMembers = Set.of();
+    private volatile Set<Integer> retiredVnodes = Set.of();
     // the first checkpoint this chain replicated, -1 before; guarded by rounds
     private long firstReplicated = -1;
 
@@ -176,15 +176,14 @@ public final class PeerVnodeReplication implements VnodeReplication {
      * lacks are retired for every vnode this chain held copies of.
      */
     public void handOver(PeerVnodeReplication next) {
-        Set<Integer> vnodes;
+        // read without waiting for a round in flight (the task thread calls this); a vnode that
+        // round adds is retired by the next chain change at the latest
+        Set<Integer> vnodes = new TreeSet<>(replicatedSst.keySet());
+        vnodes.addAll(departedAt.keySet());
+        vnodes.addAll(retiredVnodes);
         List<String> members = new ArrayList<>();
-        synchronized (rounds) {
-            vnodes = new TreeSet<>(replicatedSst.keySet());
-            vnodes.addAll(departedAt.keySet());
-            vnodes.addAll(retiredVnodes);
-            chain.forEach(member -> members.add(member.toString()));
-            retiredMembers.forEach(member -> members.add(member.toString()));
-        }
+        chain.forEach(member -> members.add(member.toString()));
+        retiredMembers.forEach(member -> members.add(member.toString()));
         next.retire(members, vnodes);
     }
 

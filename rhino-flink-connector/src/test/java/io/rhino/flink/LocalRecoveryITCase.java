@@ -27,9 +27,14 @@ import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -37,7 +42,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -143,13 +147,30 @@ class LocalRecoveryITCase {
      * pseudo-checkpoints, i.e. of vnode exports.
      */
     private static List<Path> localCheckpointDirectories(String prefix) throws IOException {
-        try (Stream<Path> files = Files.walk(LOCAL_STATE)) {
-            return files.filter(
-                            path ->
-                                    Files.isDirectory(path)
-                                            && path.getFileName().toString().startsWith(prefix))
-                    .toList();
-        }
+        List<Path> found = new ArrayList<>();
+        // Flink discards older local checkpoints asynchronously: skip what vanishes mid-walk
+        Files.walkFileTree(
+                LOCAL_STATE,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult preVisitDirectory(
+                            Path directory, BasicFileAttributes attributes) {
+                        if (directory.getFileName().toString().startsWith(prefix)) {
+                            found.add(directory);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException failure)
+                            throws IOException {
+                        if (failure instanceof NoSuchFileException) {
+                            return FileVisitResult.CONTINUE;
+                        }
+                        throw failure;
+                    }
+                });
+        return found;
     }
 
     /** Throws once, in subtask 0, after the test armed it. */

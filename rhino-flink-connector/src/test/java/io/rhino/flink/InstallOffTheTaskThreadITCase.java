@@ -29,18 +29,23 @@ import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * While a target subtask installs an incoming vnode (here an install held for seconds, as opening a
@@ -100,6 +105,59 @@ class InstallOffTheTaskThreadITCase {
         assertThat(Multisets.counts(ResultSink.take(runId)))
                 .as("output with a held install vs plain Flink")
                 .isEqualTo(Multisets.counts(SkewedCountsJob.plainFlink(runId, EVENTS)));
+    }
+
+    /**
+     * An install that fails on the install thread fails the target's task from its mailbox: the job
+     * restores its last checkpoint (taken before the handover), the handover ends FAILED with the
+     * routing unchanged, and no count is lost or doubled.
+     */
+    @Test
+    @Timeout(180)
+    void anInstallFailingOffTheTaskThreadFailsOverToTheLastCheckpoint(
+            @InjectMiniCluster MiniCluster miniCluster, @TempDir Path checkpoints)
+            throws Exception {
+        String runId = "install-fails-" + UUID.randomUUID();
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(200));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        SkewedCountsJob.rhino(
+                env,
+                runId,
+                EVENTS,
+                RhinoKeyedStreamOptions.builder(NAME)
+                        .vnodes(VNODES)
+                        .stateTransfer(new BlockingInstallStateTransfer(runId))
+                        .build());
+        JobClient job = env.executeAsync("install-fails");
+        try {
+            HandoverManager manager =
+                    RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+            RhinoClusters.checkpoint(miniCluster, job.getJobID());
+            int moved = manager.routingTable().vnodesOwnedBy(0)[0];
+            CompletableFuture<HandoverResult> handover =
+                    manager.handover(List.of(new VnodeMove(moved, 0, 1)));
+            BlockingInstallStateTransfer.awaitInstallStarted(runId, Duration.ofSeconds(30));
+            BlockingInstallStateTransfer.fail(runId);
+
+            HandoverResult result = handover.get(60, TimeUnit.SECONDS);
+            assertThat(result.outcome())
+                    .as(result.toString())
+                    .isEqualTo(HandoverResult.Outcome.FAILED);
+            HandoverManager recovered =
+                    RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+            assertThat(recovered.routingTable().ownerOf(moved))
+                    .as("owner of vnode %d after the failover", moved)
+                    .isEqualTo(0);
+            ReleasableRate.release(runId);
+            job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        } finally {
+            ReleasableRate.release(runId);
+        }
+        assertThat(new TreeSet<>(ResultSink.take(runId)))
+                .as("every count once, none lost or doubled across the failover")
+                .isEqualTo(new TreeSet<>(SkewedCountsJob.plainFlink(runId, EVENTS)));
     }
 
     /**

@@ -20,6 +20,7 @@ import io.rhino.core.handover.VnodeMove;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
@@ -27,16 +28,12 @@ import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -146,31 +143,9 @@ class LocalRecoveryITCase {
      * The local checkpoint directories named {@code prefix...}; {@code chk_-} matches those of
      * pseudo-checkpoints, i.e. of vnode exports.
      */
-    private static List<Path> localCheckpointDirectories(String prefix) throws IOException {
-        List<Path> found = new ArrayList<>();
-        // Flink discards older local checkpoints asynchronously: skip what vanishes mid-walk
-        Files.walkFileTree(
-                LOCAL_STATE,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult preVisitDirectory(
-                            Path directory, BasicFileAttributes attributes) {
-                        if (directory.getFileName().toString().startsWith(prefix)) {
-                            found.add(directory);
-                        }
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException failure)
-                            throws IOException {
-                        if (failure instanceof NoSuchFileException) {
-                            return FileVisitResult.CONTINUE;
-                        }
-                        throw failure;
-                    }
-                });
-        return found;
+    private static Set<Path> localCheckpointDirectories(String prefix) throws IOException {
+        // Flink discards older local checkpoints asynchronously: what vanishes mid-walk is skipped
+        return CheckpointFiles.directoriesUnder(LOCAL_STATE, prefix);
     }
 
     /** Throws once, in subtask 0, after the test armed it. */

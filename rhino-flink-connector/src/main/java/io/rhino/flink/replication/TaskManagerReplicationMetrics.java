@@ -94,10 +94,8 @@ final class TaskManagerReplicationMetrics {
                 walked = true;
                 walkedAtNanos = now;
                 try {
-                    bytes =
-                            service(taskManager).isPresent()
-                                    ? service(taskManager).get().store().usedBytes()
-                                    : 0;
+                    Optional<ReplicationService> service = service(taskManager);
+                    bytes = service.isPresent() ? service.get().store().usedBytes() : 0;
                 } catch (IOException | RuntimeException e) {
                     LOG.debug("Could not measure the replica store of {}", taskManager, e);
                 }

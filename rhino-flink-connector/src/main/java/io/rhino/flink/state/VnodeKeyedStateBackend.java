@@ -260,12 +260,12 @@ public final class VnodeKeyedStateBackend<K>
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
     public void replicateWith(VnodeReplication replication) {
-        if (replication != null && !restoredHolders.isEmpty()) {
-            // the copies of the restored checkpoint, on holders the new chain may not include
-            replication.retire(restoredHolders, ownedVnodeSet());
-            restoredHolders = List.of();
-        }
         if (replication != null) {
+            if (!restoredHolders.isEmpty()) {
+                // the copies of the restored checkpoint, on holders the new chain may not include
+                replication.retire(restoredHolders, ownedVnodeSet());
+                restoredHolders = List.of();
+            }
             replicaSeeds.forEach(
                     (vnode, seed) -> {
                         if (backends.owns(vnode) && backends.get(vnode) == seed.instance()) {

@@ -54,6 +54,12 @@ public final class BlockingInstallStateTransfer implements StateTransfer {
         RELEASED.get(runId).complete(null);
     }
 
+    /** Makes the run's held installs fail, as a broken install would. */
+    public static void fail(String runId) {
+        RELEASED.get(runId)
+                .completeExceptionally(new IllegalStateException("Injected install failure"));
+    }
+
     @Override
     public Shipment ship(
             VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)

@@ -26,6 +26,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -48,14 +49,33 @@ public final class CheckpointFiles {
      * walk (Flink discards subsumed checkpoints asynchronously) are left out.
      */
     public static Set<Path> under(Path directory) throws IOException {
-        Set<Path> files = new TreeSet<>();
+        return collect(directory, attributes -> attributes.isRegularFile(), name -> true);
+    }
+
+    /** Every directory under {@code directory} whose name starts with {@code prefix}, likewise. */
+    public static Set<Path> directoriesUnder(Path directory, String prefix) throws IOException {
+        return collect(
+                directory, BasicFileAttributes::isDirectory, name -> name.startsWith(prefix));
+    }
+
+    private static Set<Path> collect(
+            Path directory, Predicate<BasicFileAttributes> kind, Predicate<String> name)
+            throws IOException {
+        Set<Path> found = new TreeSet<>();
         Files.walkFileTree(
                 directory,
                 new SimpleFileVisitor<>() {
                     @Override
+                    public FileVisitResult preVisitDirectory(
+                            Path dir, BasicFileAttributes attributes) {
+                        visitFile(dir, attributes);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
                     public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                        if (attributes.isRegularFile()) {
-                            files.add(file);
+                        if (kind.test(attributes) && name.test(file.getFileName().toString())) {
+                            found.add(file);
                         }
                         return FileVisitResult.CONTINUE;
                     }
@@ -69,7 +89,7 @@ public final class CheckpointFiles {
                         throw e;
                     }
                 });
-        return files;
+        return found;
     }
 
     /** The checkpoint's metadata file and every file its state handles reference. */

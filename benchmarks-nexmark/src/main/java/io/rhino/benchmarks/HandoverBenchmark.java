@@ -30,6 +30,7 @@ import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.IOException;
@@ -106,6 +107,7 @@ public final class HandoverBenchmark {
             boolean flink,
             int rocksdbFilesOpen,
             boolean toActive,
+            boolean peers,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -151,6 +153,15 @@ public final class HandoverBenchmark {
                                 "where the vnodes go: standby (the subtask that owns none) or"
                                         + " active (subtask 1, whose own vnodes keep receiving"
                                         + " probes while it installs)")
+                        .flag(
+                                "replication",
+                                "none",
+                                "none, or peers: every TaskManager replicates its subtasks'"
+                                        + " checkpoints to the other (factor 2), and the vnodes move"
+                                        + " to a subtask on the other TaskManager, which installs"
+                                        + " them from its replicas after receiving the delta"
+                                        + " since the last checkpoint over the replication"
+                                        + " protocol")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
@@ -159,6 +170,11 @@ public final class HandoverBenchmark {
         if (!target.equals("standby") && !target.equals("active")) {
             throw new IllegalArgumentException(
                     "Flag --target needs standby or active, got '" + target + "'.");
+        }
+        String replication = args.get("replication");
+        if (!replication.equals("none") && !replication.equals("peers")) {
+            throw new IllegalArgumentException(
+                    "Flag --replication needs none or peers, got '" + replication + "'.");
         }
         Settings settings =
                 new Settings(
@@ -177,6 +193,7 @@ public final class HandoverBenchmark {
                         args.getBoolean("flink"),
                         args.getInt("rocksdb-files-open", -1),
                         target.equals("active"),
+                        replication.equals("peers"),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -195,6 +212,8 @@ public final class HandoverBenchmark {
             for (long size : settings.sizes()) {
                 Path runDir = Files.createDirectories(workDir.resolve("run-" + size));
                 rhino.add(measureRhino(cluster, settings, size, runDir.resolve("rhino")));
+                // room on the disk for Flink's copies of the same state
+                EmbeddedCluster.deleteRecursively(runDir.resolve("rhino"));
                 if (settings.flink()) {
                     flink.add(measureFlink(cluster, settings, size, runDir.resolve("flink")));
                 }
@@ -214,6 +233,15 @@ public final class HandoverBenchmark {
         BitSet moving = bits(initial.vnodesOwnedBy(0));
         StreamExecutionEnvironment env =
                 environment("io.rhino.flink.state.RhinoStateBackendFactory", dir, settings);
+        if (settings.peers()) {
+            Configuration replication = new Configuration();
+            replication.set(RhinoOptions.REPLICATION_MODE, "peers");
+            replication.set(RhinoOptions.REPLICATION_FACTOR, 2);
+            replication.set(RhinoOptions.REPLICATION_DIR, dir.resolve("replicas").toString());
+            replication.set(RhinoOptions.REPLICATION_SECRET, "handover-benchmark");
+            replication.set(RhinoOptions.REPLICATION_TIMEOUT, Duration.ofMinutes(15));
+            env.configure(replication);
+        }
         DataStream<LoadEvent> events = source(env, settings, layout, moving, size);
         RhinoStreams.keyBy(
                         events,
@@ -246,12 +274,13 @@ public final class HandoverBenchmark {
                 checkpointMillis = checkpoint(cluster, jobId);
             }
             RoutingTable table = manager.routingTable();
-            int target = settings.toActive() ? 1 : PARALLELISM - 1;
+            Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(OPERATOR);
+            int target = target(settings, taskManagers);
             List<VnodeMove> moves =
                     Arrays.stream(table.vnodesOwnedBy(0))
                             .mapToObj(v -> new VnodeMove(v, 0, target))
                             .toList();
-            Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(OPERATOR);
+            long receivedBefore = replicaBytesReceived(taskManagers.get(target));
             LOG.info(
                     "rhino {}: moving {} vnodes from subtask 0 ({}) to subtask {} ({})",
                     HandoverReport.bytes(size),
@@ -262,6 +291,7 @@ public final class HandoverBenchmark {
             probe.enterPhase("handover");
             HandoverResult result = manager.handover(moves).get(15, TimeUnit.MINUTES);
             probe.enterPhase("after");
+            long networkBytes = replicaBytesReceived(taskManagers.get(target)) - receivedBefore;
             if (!result.isCompleted()) {
                 throw new IllegalStateException(
                         "The handover failed in "
@@ -279,6 +309,7 @@ public final class HandoverBenchmark {
                     result,
                     MeasuredStateTransfer.copiedBytes(runId),
                     MeasuredStateTransfer.exportMillis(runId),
+                    settings.peers() ? networkBytes : -1,
                     LatencySummary.of(probe.takeLatencies("steady", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("after", RunProbe.Group.STAYING)),
@@ -287,6 +318,33 @@ public final class HandoverBenchmark {
             cancel(cluster, jobId);
             RunProbe.remove(runId);
         }
+    }
+
+    /**
+     * The subtask the vnodes move to: the standby, or subtask 1 with {@code --target active}; with
+     * replication, the first of these on another TaskManager than subtask 0.
+     */
+    private static int target(Settings settings, Map<Integer, String> taskManagers) {
+        List<Integer> candidates =
+                settings.toActive() ? List.of(1, PARALLELISM - 1) : List.of(PARALLELISM - 1, 1);
+        if (!settings.peers()) {
+            return candidates.get(0);
+        }
+        return candidates.stream()
+                .filter(subtask -> !taskManagers.get(subtask).equals(taskManagers.get(0)))
+                .findFirst()
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        "Every keyed subtask runs on subtask 0's TaskManager: "
+                                                + taskManagers));
+    }
+
+    /** Bytes the replication service of {@code taskManager} received so far (0 without one). */
+    private static long replicaBytesReceived(String taskManager) {
+        return TaskManagerReplication.serviceOf(taskManager)
+                .map(service -> service.stats().bytesReceived())
+                .orElse(0L);
     }
 
     private static FlinkRescale measureFlink(

@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptionsInternal;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -100,7 +101,7 @@ class RhinoDfsITCase {
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         Random random = new Random(20261125);
         String firstRun = "dfs-first-" + UUID.randomUUID();
-        JobClient first = submit(firstRun, null);
+        JobClient first = submit(firstRun, null, new JobID());
         JobID firstId = first.getJobID();
         HandoverManager manager = RhinoHandovers.awaitReady(firstId, NAME, Duration.ofSeconds(60));
         RhinoClusters.checkpoint(miniCluster, firstId);
@@ -121,11 +122,21 @@ class RhinoDfsITCase {
         first.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         assertThat(savepoint).startsWith(hdfsUri);
 
+        // What a handover that failed after its upload leaves (the job restarts then, under the
+        // same job id): the gates remove it when the job starts, before any handover can run.
+        JobID secondId = new JobID();
+        Path leftover = new Path(shipments(secondId), "h-failed/vnode-3/db/000042.sst");
+        try (var out = leftover.getFileSystem().create(leftover, FileSystem.WriteMode.OVERWRITE)) {
+            out.write(new byte[1024]);
+        }
         String secondRun = "dfs-second-" + UUID.randomUUID();
-        JobClient second = submit(secondRun, savepoint);
-        JobID secondId = second.getJobID();
+        JobClient second = submit(secondRun, savepoint, secondId);
+        assertThat(second.getJobID()).isEqualTo(secondId);
         HandoverManager restored =
                 RhinoHandovers.awaitReady(secondId, NAME, Duration.ofSeconds(60));
+        assertThat(filesUnder(shipments(secondId)))
+                .as("uploads of failed handovers once the job runs")
+                .isEmpty();
         RhinoClusters.moveAcrossTaskManagers(secondId, NAME, restored, random, 3);
         ReleasableRate.release(secondRun);
         second.getJobExecutionResult().get(180, TimeUnit.SECONDS);
@@ -139,8 +150,9 @@ class RhinoDfsITCase {
                 lines);
     }
 
-    private static JobClient submit(String runId, String savepoint) throws Exception {
+    private static JobClient submit(String runId, String savepoint, JobID jobId) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, jobId.toHexString());
         // checkpoints on demand, into HDFS
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(10));
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, hdfsUri + "/checkpoints");

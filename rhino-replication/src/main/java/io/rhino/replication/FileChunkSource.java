@@ -14,11 +14,13 @@
 
 package io.rhino.replication;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.FileRegion;
 import io.netty.util.AbstractReferenceCounted;
 import io.rhino.replication.protocol.ChunkEncoder;
 import io.rhino.replication.protocol.ReplicationCodec;
+import io.rhino.replication.protocol.ReplicationMessage;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
@@ -29,18 +31,21 @@ import java.nio.file.StandardOpenOption;
  * A local file sent chunk by chunk, as the receiver grants credit, without copying it through this
  * process: each chunk is a {@link FileRegion} of the open file that the socket transfers from the
  * page cache ({@code FileChannel.transferTo}, sendfile on Linux). The file stays open while the
- * source or any of its chunks waiting in the channel is unreleased.
+ * source or any of its chunks waiting in the channel is unreleased. Where the bytes must pass
+ * through the JVM (TLS encrypts them there), chunks are read into buffers instead.
  */
 final class FileChunkSource extends AbstractReferenceCounted implements ChunkSource {
 
     private final FileChannel file;
     private final long size;
+    private final boolean zeroCopy;
     private long position;
     private boolean closed;
 
-    FileChunkSource(Path path) throws IOException {
+    FileChunkSource(Path path, boolean zeroCopy) throws IOException {
         this.file = FileChannel.open(path, StandardOpenOption.READ);
         this.size = file.size();
+        this.zeroCopy = zeroCopy;
     }
 
     long size() {
@@ -53,11 +58,27 @@ final class FileChunkSource extends AbstractReferenceCounted implements ChunkSou
     }
 
     @Override
-    public ChunkEncoder.FileChunk next(long stream, ByteBufAllocator allocator) {
-        long length = Math.min(ReplicationCodec.CHUNK_BYTES, size - position);
-        Region region = new Region(position, length);
+    public Object next(long stream, ByteBufAllocator allocator) throws IOException {
+        int length = (int) Math.min(ReplicationCodec.CHUNK_BYTES, size - position);
+        if (zeroCopy) {
+            Region region = new Region(position, length);
+            position += length;
+            return new ChunkEncoder.FileChunk(stream, region);
+        }
+        ByteBuf chunk = allocator.directBuffer(length);
+        try {
+            while (chunk.isWritable()) {
+                if (chunk.writeBytes(file, position + chunk.readableBytes(), chunk.writableBytes())
+                        < 0) {
+                    throw new IOException("the file shrank while it was replicated");
+                }
+            }
+        } catch (IOException e) {
+            chunk.release();
+            throw e;
+        }
         position += length;
-        return new ChunkEncoder.FileChunk(stream, region);
+        return new ReplicationMessage.Chunk(stream, chunk);
     }
 
     @Override

@@ -17,6 +17,7 @@ package io.rhino.replication;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.protocol.ReplicationMessage;
 import io.rhino.replication.store.ReplicaStore;
@@ -344,8 +345,22 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            stats.refused();
+            LOG.warn(
+                    "Refused replication peer at {}: TLS handshake failed: {}",
+                    ctx.channel().remoteAddress(),
+                    handshake.cause().getMessage());
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (ReplicationCodec.isProtocolViolation(cause)) {
+        if (ReplicationTls.isTlsFailure(cause)) {
+            LOG.debug("TLS failure from {}", ctx.channel().remoteAddress(), cause);
+        } else if (ReplicationCodec.isProtocolViolation(cause)) {
             LOG.warn(
                     "Replication peer {} ({}) broke the protocol: {}; closing",
                     peer,

@@ -27,6 +27,7 @@ import java.util.Objects;
  * @param storeDirectory its replica store (the dedicated disk)
  * @param secret the shared secret peers prove they know, or null to accept any peer
  * @param timeout how long a replication may take before it fails
+ * @param tls mutual TLS between peers, or null for plain TCP
  */
 public record ReplicationConfig(
         String bindHost,
@@ -34,7 +35,8 @@ public record ReplicationConfig(
         int lastPort,
         Path storeDirectory,
         String secret,
-        Duration timeout) {
+        Duration timeout,
+        ReplicationTls tls) {
 
     public ReplicationConfig {
         Objects.requireNonNull(bindHost, "bindHost");
@@ -44,6 +46,23 @@ public record ReplicationConfig(
             throw new IllegalArgumentException(
                     "ports " + firstPort + "-" + lastPort + " (expected: a range within 0..65535)");
         }
+    }
+
+    /** A service without TLS. */
+    public ReplicationConfig(
+            String bindHost,
+            int firstPort,
+            int lastPort,
+            Path storeDirectory,
+            String secret,
+            Duration timeout) {
+        this(bindHost, firstPort, lastPort, storeDirectory, secret, timeout, null);
+    }
+
+    /** The same service with TLS between peers. */
+    public ReplicationConfig withTls(ReplicationTls tls) {
+        return new ReplicationConfig(
+                bindHost, firstPort, lastPort, storeDirectory, secret, timeout, tls);
     }
 
     /** A service on any free port of {@code bindHost}. */

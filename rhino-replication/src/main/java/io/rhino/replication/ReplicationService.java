@@ -26,6 +26,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rhino.replication.protocol.ChunkEncoder;
@@ -43,6 +44,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ObjLongConsumer;
 import java.util.function.ToLongFunction;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +71,8 @@ public final class ReplicationService implements AutoCloseable {
     private final ReplicaStore store;
     private final ReplicationStats stats = new ReplicationStats();
     private final Authentication authentication;
+    private final SslContext serverTls;
+    private final SslContext clientTls;
     private final EventLoopGroup group;
     private final EventLoop loop;
     private final Channel server;
@@ -81,6 +85,13 @@ public final class ReplicationService implements AutoCloseable {
         this.storeLock = StoreLock.acquire(config.storeDirectory());
         this.store = new ReplicaStore(config.storeDirectory());
         this.authentication = new Authentication(config.secret());
+        try {
+            this.serverTls = config.tls() == null ? null : config.tls().serverContext();
+            this.clientTls = config.tls() == null ? null : config.tls().clientContext();
+        } catch (SSLException e) {
+            storeLock.close();
+            throw new IOException("Replication service cannot set up TLS: " + e.getMessage(), e);
+        }
         this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("rhino-replication", true));
         this.loop = group.next();
         Channel bound = null;
@@ -108,13 +119,17 @@ public final class ReplicationService implements AutoCloseable {
         this.address =
                 new PeerAddress(
                         config.bindHost(), ((InetSocketAddress) bound.localAddress()).getPort());
-        if (!authentication.required()) {
+        if (!authentication.required() && serverTls == null) {
             LOG.warn(
-                    "Replication service {} accepts peers without a secret; set"
-                            + " rhino.replication.secret",
+                    "Replication service {} accepts peers without a secret or TLS; set"
+                            + " rhino.replication.secret or enable TLS",
                     address);
         }
-        LOG.info("Replication service listening on {}, store {}", address, store.root());
+        LOG.info(
+                "Replication service listening on {}{}, store {}",
+                address,
+                serverTls == null ? "" : " (mutual TLS)",
+                store.root());
     }
 
     /** Starts a service: opens its store (removing partial files) and binds its port. */
@@ -152,7 +167,8 @@ public final class ReplicationService implements AutoCloseable {
         try {
             store.resolve(relativePath); // the same rules as every receiver's
             crc = ReplicaStore.crc32c(file);
-            source = new FileChunkSource(file);
+            // TLS encrypts in the JVM: no sendfile then
+            source = new FileChunkSource(file, clientTls == null);
         } catch (IOException | IllegalArgumentException e) {
             result.completeExceptionally(e);
             return result;
@@ -343,6 +359,14 @@ public final class ReplicationService implements AutoCloseable {
                         new ChannelInitializer<SocketChannel>() {
                             @Override
                             protected void initChannel(SocketChannel channel) {
+                                if (clientTls != null) {
+                                    channel.pipeline()
+                                            .addLast(
+                                                    clientTls.newHandler(
+                                                            channel.alloc(),
+                                                            peer.host(),
+                                                            peer.port()));
+                                }
                                 channel.pipeline()
                                         .addLast(ReplicationCodec.frameDecoder())
                                         .addLast(new ReplicationCodec())
@@ -377,6 +401,10 @@ public final class ReplicationService implements AutoCloseable {
                         new ChannelInitializer<SocketChannel>() {
                             @Override
                             protected void initChannel(SocketChannel channel) {
+                                if (serverTls != null) {
+                                    channel.pipeline()
+                                            .addLast(serverTls.newHandler(channel.alloc()));
+                                }
                                 channel.pipeline()
                                         .addLast(ReplicationCodec.frameDecoder())
                                         .addLast(new ReplicationCodec())

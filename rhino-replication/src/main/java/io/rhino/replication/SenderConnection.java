@@ -17,6 +17,7 @@ package io.rhino.replication;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.protocol.ReplicationMessage;
 import java.util.ArrayList;
@@ -206,6 +207,24 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         }
     }
 
+    /** A failed TLS handshake fails the connection with its cause, not as a lost connection. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
+            ReplicationException refused =
+                    new ReplicationException(
+                            "TLS handshake with peer "
+                                    + peer
+                                    + " failed: "
+                                    + handshake.cause().getMessage()
+                                    + " (every TaskManager needs TLS on, and a certificate the"
+                                    + " others' trust stores accept)");
+            ready.completeExceptionally(refused);
+            failAll(refused);
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().isWritable()) {
@@ -226,7 +245,9 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (ReplicationCodec.isProtocolViolation(cause)) {
+        if (ReplicationTls.isTlsFailure(cause)) {
+            LOG.debug("TLS failure with {}", peer, cause);
+        } else if (ReplicationCodec.isProtocolViolation(cause)) {
             LOG.warn("Replication peer {} broke the protocol: {}; closing", peer, cause.toString());
         } else {
             LOG.warn("Replication connection to {} failed", peer, cause);

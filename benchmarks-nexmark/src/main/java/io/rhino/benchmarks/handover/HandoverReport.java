@@ -62,6 +62,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
             HandoverResult result,
             long copiedBytes,
             long exportMillis,
+            long networkBytes,
             LatencySummary steady,
             LatencySummary during,
             LatencySummary after,
@@ -97,6 +98,13 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                     r.phaseDurationsMillis().entrySet().stream()
                             .map(e -> e.getKey() + " " + e.getValue() + " ms")
                             .collect(Collectors.joining(", ")));
+            if (h.networkBytes() >= 0) {
+                out.printf(
+                        Locale.ROOT,
+                        "       to another TaskManager holding the replicas: %s sent over the"
+                                + " replication protocol%n",
+                        bytes(h.networkBytes()));
+            }
             out.printf(
                     Locale.ROOT,
                     "       latency of non-moving vnodes: steady %s | during %s | after %s%n",
@@ -141,7 +149,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                             + phases.stream()
                                     .map(p -> p.name().toLowerCase(Locale.ROOT) + "_ms")
                                     .collect(Collectors.joining(","))
-                            + ",copied_bytes,export_ms,savepoint_ms,restore_ms,"
+                            + ",copied_bytes,export_ms,network_bytes,savepoint_ms,restore_ms,"
                             + "steady_p99_ms,during_p99_ms,during_max_ms,after_p99_ms,"
                             + "moved_max_ms");
             for (RhinoHandover h : rhino) {
@@ -162,6 +170,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                         .collect(Collectors.joining(",")),
                                 String.valueOf(h.copiedBytes()),
                                 String.valueOf(h.exportMillis()),
+                                h.networkBytes() < 0 ? "" : String.valueOf(h.networkBytes()),
                                 "",
                                 "",
                                 String.valueOf(h.steady().p99()),
@@ -179,7 +188,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                 String.valueOf(f.checkpointBytes()),
                                 String.valueOf(f.downtimeMillis()),
                                 ",,,,",
-                                ",",
+                                ",,",
                                 String.valueOf(f.savepointMillis()),
                                 String.valueOf(f.restoreMillis()),
                                 ",,,,"));

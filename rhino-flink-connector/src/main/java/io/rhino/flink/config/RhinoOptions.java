@@ -287,6 +287,24 @@ public final class RhinoOptions {
                                     + " (HMAC challenge, never sent). Without it any peer that"
                                     + " reaches the port is accepted (logged as a warning).");
 
+    /** Mutual TLS between replication peers. */
+    public static final ConfigOption<Boolean> REPLICATION_SSL_ENABLED =
+            ConfigOptions.key("rhino.replication.ssl.enabled")
+                    .booleanType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Mutual TLS between replication peers, with the stores of Flink's"
+                                    + " internal SSL read from each TaskManager's configuration:"
+                                    + " security.ssl.internal.keystore, -keystore-password,"
+                                    + " -key-password, -keystore-type, -truststore,"
+                                    + " -truststore-password, -truststore-type (or their"
+                                    + " security.ssl.* fallbacks), security.ssl.protocol and"
+                                    + " security.ssl.algorithms. A peer must present a certificate"
+                                    + " the other's trust store accepts. Defaults to"
+                                    + " security.ssl.internal.enabled; set on every TaskManager"
+                                    + " alike. With TLS, files are encrypted in the JVM instead of"
+                                    + " sent from the page cache (more CPU per replicated byte).");
+
     /** How long one checkpoint's replication may take. */
     public static final ConfigOption<Duration> REPLICATION_TIMEOUT =
             ConfigOptions.key("rhino.replication.timeout")

@@ -22,6 +22,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.SecurityOptions;
 
 /**
  * The options a Rhino operator's tasks and JobManager side run with, read once when the Rhino keyed
@@ -87,6 +88,7 @@ public record RhinoRuntimeSettings(
             int lastPort,
             String directory,
             String secret,
+            Boolean tls,
             Duration timeout,
             Duration retainAfterTasks,
             Duration fullStoreBackoff,
@@ -153,6 +155,7 @@ public record RhinoRuntimeSettings(
                     ports[1],
                     config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
                     config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
+                    config.getOptional(RhinoOptions.REPLICATION_SSL_ENABLED).orElse(null),
                     timeout,
                     retain,
                     backoff,
@@ -162,7 +165,8 @@ public record RhinoRuntimeSettings(
         /**
          * These settings on one TaskManager: where its service binds and keeps its replicas are
          * properties of its host (an address, a dedicated disk), so the TaskManager's own
-         * configuration wins over the job's for bind host, port and directory.
+         * configuration wins over the job's for bind host, port and directory. So does TLS, which
+         * the job may set, and which otherwise follows Flink's internal SSL on the TaskManager.
          */
         public Replication onTaskManager(ReadableConfig taskManagerConfig) {
             int[] ports =
@@ -180,6 +184,13 @@ public record RhinoRuntimeSettings(
                     ports[1],
                     taskManagerConfig.getOptional(RhinoOptions.REPLICATION_DIR).orElse(directory),
                     secret,
+                    taskManagerConfig
+                            .getOptional(RhinoOptions.REPLICATION_SSL_ENABLED)
+                            .or(() -> Optional.ofNullable(tls))
+                            .orElseGet(
+                                    () ->
+                                            taskManagerConfig.get(
+                                                    SecurityOptions.SSL_INTERNAL_ENABLED)),
                     timeout,
                     retainAfterTasks,
                     fullStoreBackoff,
@@ -224,6 +235,8 @@ public record RhinoRuntimeSettings(
                     + directory
                     + ", secret="
                     + (secret == null ? "(none)" : "(set)")
+                    + ", tls="
+                    + (tls == null ? "(as Flink's internal SSL)" : tls)
                     + ", timeout="
                     + timeout
                     + ", retainAfterTasks="

@@ -159,6 +159,31 @@ public final class DfsStateTransfer implements StateTransfer {
         }
     }
 
+    /**
+     * Deletes what handovers of this operator left on the distributed filesystem: the uploads of
+     * handovers that failed after their origin shipped (the job restarted, so none of them will be
+     * installed). Call only while no handover of the operator can run: when the job (re)starts,
+     * before the gates report running.
+     */
+    public void removeLeftovers() {
+        org.apache.flink.core.fs.Path operatorDirectory =
+                new org.apache.flink.core.fs.Path(basePath, operatorPrefix);
+        try {
+            FileSystem fs = operatorDirectory.getFileSystem();
+            if (fs.exists(operatorDirectory)) {
+                LOG.info(
+                        "Deleting the uploads of handovers that did not complete: {}",
+                        operatorDirectory);
+                fs.delete(operatorDirectory, true);
+            }
+        } catch (IOException e) {
+            LOG.warn(
+                    "Could not delete the uploads of handovers that did not complete under {}: {}",
+                    operatorDirectory,
+                    e.toString());
+        }
+    }
+
     private static long upload(Path file, org.apache.flink.core.fs.Path target) throws IOException {
         FileSystem fs = target.getFileSystem();
         try (InputStream in = Files.newInputStream(file);

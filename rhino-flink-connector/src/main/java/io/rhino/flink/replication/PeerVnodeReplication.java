@@ -83,7 +83,12 @@ public final class PeerVnodeReplication implements VnodeReplication {
         }
     }
 
-    private record Held(WeakReference<Object> instance, HeldFiles files) {}
+    /**
+     * @param confirmed whether a round of this chain stored the files; a {@linkplain #seed seeded}
+     *     guess is not, until the next round (a member lacking a file refuses its listing then, and
+     *     the round sends everything)
+     */
+    private record Held(WeakReference<Object> instance, HeldFiles files, boolean confirmed) {}
 
     // Per vnode; replaced (never changed) by the asynchronous phases, one round at a time, and
     // read by handovers in the task thread. A vnode that moved away and back is a new RocksDB
@@ -133,10 +138,15 @@ public final class PeerVnodeReplication implements VnodeReplication {
         return prefix;
     }
 
-    /** What every chain member holds of the vnode's RocksDB instance {@code instance}. */
+    /**
+     * What every chain member holds of the vnode's RocksDB instance {@code instance}, as a
+     * replication round of this chain confirmed. A handover ships only the rest: a seeded guess
+     * would leave a chain member that never held the restored files (a TaskManager replaced since)
+     * without them.
+     */
     public Optional<HeldFiles> heldOf(int vnode, Object instance) {
         Held held = replicatedSst.get(vnode);
-        return held != null && held.instance().get() == instance
+        return held != null && held.confirmed() && held.instance().get() == instance
                 ? Optional.of(held.files())
                 : Optional.empty();
     }
@@ -149,7 +159,8 @@ public final class PeerVnodeReplication implements VnodeReplication {
     @Override
     public void seed(int vnode, Object instance, String directory, Set<String> sstFiles) {
         replicatedSst.putIfAbsent(
-                vnode, new Held(new WeakReference<>(instance), new HeldFiles(directory, sstFiles)));
+                vnode,
+                new Held(new WeakReference<>(instance), new HeldFiles(directory, sstFiles), false));
     }
 
     @Override
@@ -380,11 +391,13 @@ public final class PeerVnodeReplication implements VnodeReplication {
                         .map(f -> f.getFileName().toString())
                         .filter(name -> name.endsWith(".sst"))
                         .forEach(nowHeld::add);
-                replicatedSst.put(vnode, new Held(instance, new HeldFiles(directory, nowHeld)));
+                replicatedSst.put(
+                        vnode, new Held(instance, new HeldFiles(directory, nowHeld), true));
                 return sent;
             } catch (Exception e) {
                 // the chain may have lost files it held: the next round sends them all again
-                replicatedSst.put(vnode, new Held(instance, new HeldFiles(directory, Set.of())));
+                replicatedSst.put(
+                        vnode, new Held(instance, new HeldFiles(directory, Set.of()), true));
                 throw e;
             }
         }

@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.execution.Environment;
 import org.slf4j.Logger;
@@ -66,8 +67,9 @@ public final class TaskManagerReplication {
      *
      * @param taskManager the TaskManager's name
      * @param job the job of the gate acquiring it
-     * @param settings the job's settings, already {@linkplain
-     *     RhinoRuntimeSettings.Replication#onTaskManager overridden} by the TaskManager's own
+     * @param jobSettings the job's settings
+     * @param taskManagerConfig the TaskManager's configuration, which {@linkplain
+     *     RhinoRuntimeSettings.Replication#onTaskManager overrides} them and holds its TLS stores
      * @param defaultHost its own address, used unless {@code rhino.replication.bind-host} is set
      * @param defaultDirectory where replicas go unless {@code rhino.replication.dir} is set
      * @param taskManagerMetrics the TaskManager's metric group, for the service's metrics (null:
@@ -76,7 +78,8 @@ public final class TaskManagerReplication {
     public static synchronized ReplicationService acquire(
             String taskManager,
             String job,
-            RhinoRuntimeSettings.Replication settings,
+            RhinoRuntimeSettings.Replication jobSettings,
+            ReadableConfig taskManagerConfig,
             String defaultHost,
             Path defaultDirectory,
             MetricGroup taskManagerMetrics)
@@ -84,6 +87,8 @@ public final class TaskManagerReplication {
         TaskManagerReplicationMetrics.registerOnce(taskManager, taskManagerMetrics);
         Running running = BY_TASK_MANAGER.get(taskManager);
         if (running == null) {
+            RhinoRuntimeSettings.Replication settings =
+                    jobSettings.onTaskManager(taskManagerConfig);
             Path root =
                     settings.directory() != null ? Path.of(settings.directory()) : defaultDirectory;
             String host =
@@ -100,7 +105,10 @@ public final class TaskManagerReplication {
                                     settings.lastPort(),
                                     root.resolve(PeerVnodeReplication.segment(taskManager)),
                                     settings.secret(),
-                                    settings.timeout()));
+                                    settings.timeout(),
+                                    settings.tls()
+                                            ? FlinkInternalTls.fromTaskManager(taskManagerConfig)
+                                            : null));
             service.store().listen(new VnodeReplicaCollector(service.store()));
             // a TaskManager that died here before this one left its store behind
             StoreLock.removeAbandoned(root, service.store().root());

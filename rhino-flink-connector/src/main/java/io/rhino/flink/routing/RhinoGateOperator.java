@@ -36,6 +36,8 @@ import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.handover.ShippedVnode;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,6 +180,34 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         this.task = env.getExecutionId();
         RhinoTaskRegistry.registerGate(
                 task, env.getJobID(), spec, env.getTaskInfo().getIndexOfThisSubtask());
+        if (replication.enabled()) {
+            // before the keyed operator restores (Flink initialises the chain from its tail), so
+            // that its restore can fetch replicas from peers through this TaskManager's service
+            String taskManager = TaskManagerReplication.taskManagerName(env);
+            try {
+                replicationService =
+                        TaskManagerReplication.acquire(
+                                taskManager,
+                                env.getJobID().toString(),
+                                replication,
+                                env.getTaskManagerInfo().getConfiguration(),
+                                env.getTaskManagerInfo().getTaskManagerExternalAddress(),
+                                Path.of(
+                                        env.getTaskManagerInfo().getTmpDirectories()[0],
+                                        "rhino-replicas"),
+                                taskManagerMetricGroup(env));
+            } catch (IOException e) {
+                throw new UncheckedIOException(
+                        "Rhino keyed stream '"
+                                + spec.name()
+                                + "': the replication service of TaskManager "
+                                + taskManager
+                                + " cannot start: "
+                                + e.getMessage(),
+                        e);
+            }
+            replicationTaskManager = taskManager;
+        }
     }
 
     public RhinoOperatorSpec spec() {
@@ -225,17 +255,6 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         transfer = stateTransfer;
         replicationServiceBySubtask = Map.of();
         if (replication.enabled()) {
-            replicationService =
-                    TaskManagerReplication.acquire(
-                            taskManager,
-                            env.getJobID().toString(),
-                            replication.onTaskManager(env.getTaskManagerInfo().getConfiguration()),
-                            env.getTaskManagerInfo().getTaskManagerExternalAddress(),
-                            Path.of(
-                                    env.getTaskManagerInfo().getTmpDirectories()[0],
-                                    "rhino-replicas"),
-                            taskManagerMetricGroup(env));
-            replicationTaskManager = taskManager;
             replicationAddress = replicationService.address().toString();
             transfer =
                     new PeerStateTransfer(
@@ -247,7 +266,12 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                             replication.timeout().toMillis());
         }
         if (replication.dfs()) {
-            transfer = new DfsStateTransfer(replication.dfsPath(), replicaPrefix());
+            DfsStateTransfer dfs = new DfsStateTransfer(replication.dfsPath(), replicaPrefix());
+            if (subtask() == 0) {
+                // no handover runs until every gate reported below: none is mid-transfer
+                dfs.removeLeftovers();
+            }
+            transfer = dfs;
         }
         coordinator.sendEventToCoordinator(
                 new GateLocationEvent(

@@ -21,6 +21,7 @@ import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.SecurityOptions;
 import org.junit.jupiter.api.Test;
 
 /** Replication modes and the handover buffer bound, read from a configuration, or refused. */
@@ -44,6 +45,25 @@ class RhinoRuntimeSettingsTest {
         assertThat(replication.enabled()).as("no peer replication in dfs mode").isFalse();
         assertThat(replication.mode()).isEqualTo("dfs");
         assertThat(replication.dfsPath()).isEqualTo("hdfs://namenode:8020/rhino");
+    }
+
+    @Test
+    void replicationTlsFollowsFlinksInternalSslUnlessSetAndTheTaskManagerDecides() {
+        Configuration job = new Configuration();
+        Configuration sslTaskManager = new Configuration();
+        sslTaskManager.set(SecurityOptions.SSL_INTERNAL_ENABLED, true);
+        Configuration plainTaskManager = new Configuration();
+
+        assertThat(read(job).replication().onTaskManager(sslTaskManager).tls()).isTrue();
+        assertThat(read(job).replication().onTaskManager(plainTaskManager).tls()).isFalse();
+
+        job.set(RhinoOptions.REPLICATION_SSL_ENABLED, false);
+        assertThat(read(job).replication().onTaskManager(sslTaskManager).tls()).isFalse();
+        job.set(RhinoOptions.REPLICATION_SSL_ENABLED, true);
+        assertThat(read(job).replication().onTaskManager(plainTaskManager).tls()).isTrue();
+
+        plainTaskManager.set(RhinoOptions.REPLICATION_SSL_ENABLED, false);
+        assertThat(read(job).replication().onTaskManager(plainTaskManager).tls()).isFalse();
     }
 
     @Test

@@ -18,12 +18,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.replication.VnodeReplicaCollector;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -120,6 +122,63 @@ class ReplicaSeedTest {
                 .isLessThan(sstBytes);
     }
 
+    /**
+     * A replaced TaskManager in the new chain never held the restored files: until a round of the
+     * chain stored them, a handover must not count on them (its install would miss files), and the
+     * round sends the member every file.
+     */
+    @Test
+    void aSeedIsNotTrustedForHandoversUntilARoundConfirmsIt() throws Exception {
+        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
+        primary = service("127.0.0.2", "primary");
+        holder = service("127.0.0.3", "holder");
+        try (ReplicationService replaced = service("127.0.0.4", "replaced")) {
+            VnodeKeyedStateBackend<Long> first = harness.create(0, List.of());
+            put(first);
+            first.replicateWith(replication(new AtomicLong()));
+            KeyedStateHandle checkpoint = harness.checkpoint(first, 1);
+            VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(checkpoint));
+            List<Integer> seeded = new ArrayList<>();
+            for (int vnode : first.ownedVnodes()) {
+                List<String> files = ssts(listing(ReplicaListing.vnodeDirectory(PREFIX, vnode), 1));
+                if (!files.isEmpty()) {
+                    Set<String> names = new HashSet<>();
+                    files.forEach(f -> names.add(f.substring(f.lastIndexOf('/') + 1)));
+                    restored.seedReplica(vnode, directoryOf(files.get(0)), names);
+                    seeded.add(vnode);
+                }
+            }
+            assertThat(seeded).isNotEmpty();
+            PeerVnodeReplication toReplaced = replication(replaced, new AtomicLong());
+            restored.replicateWith(toReplaced);
+            for (int vnode : seeded) {
+                assertThat(toReplaced.heldOf(vnode, restored.vnodeBackend(vnode)))
+                        .as("files of vnode %d a handover may count on before any round", vnode)
+                        .isEmpty();
+            }
+
+            harness.checkpoint(restored, 2);
+            for (int vnode : seeded) {
+                String vnodeDirectory = ReplicaListing.vnodeDirectory(PREFIX, vnode);
+                PeerVnodeReplication.HeldFiles held =
+                        toReplaced.heldOf(vnode, restored.vnodeBackend(vnode)).orElseThrow();
+                assertThat(held.sstFiles()).isNotEmpty();
+                for (String file : held.sstFiles()) {
+                    assertThat(
+                                    replaced.store()
+                                            .file(
+                                                    vnodeDirectory
+                                                            + "/"
+                                                            + held.directory()
+                                                            + "/"
+                                                            + file))
+                            .as("vnode %d's %s on the replaced TaskManager", vnode, file)
+                            .isPresent();
+                }
+            }
+        }
+    }
+
     private static List<String> ssts(List<String> listed) {
         return listed.stream().filter(f -> f.endsWith(".sst")).toList();
     }
@@ -129,9 +188,13 @@ class ReplicaSeedTest {
     }
 
     private PeerVnodeReplication replication(AtomicLong sent) {
+        return replication(holder, sent);
+    }
+
+    private PeerVnodeReplication replication(ReplicationService member, AtomicLong sent) {
         return new PeerVnodeReplication(
                 primary,
-                List.of(holder.address()),
+                List.of(member.address()),
                 PREFIX,
                 tmp.resolve("capture"),
                 30_000,
@@ -146,9 +209,14 @@ class ReplicaSeedTest {
                 });
     }
 
+    /** A service as a TaskManager runs it: its store checks every listing it receives. */
     private ReplicationService service(String host, String name) throws Exception {
-        return ReplicationService.start(
-                ReplicationConfig.anyPort(host, tmp.resolve(name), "seed", Duration.ofSeconds(30)));
+        ReplicationService service =
+                ReplicationService.start(
+                        ReplicationConfig.anyPort(
+                                host, tmp.resolve(name), "seed", Duration.ofSeconds(30)));
+        service.store().listen(new VnodeReplicaCollector(service.store()));
+        return service;
     }
 
     private List<String> listing(String vnodeDirectory, long checkpoint) throws Exception {

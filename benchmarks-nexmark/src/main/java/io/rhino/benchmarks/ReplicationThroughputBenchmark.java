@@ -19,7 +19,9 @@ import io.rhino.benchmarks.replication.FsyncedFiles;
 import io.rhino.benchmarks.replication.ReplicationChain;
 import io.rhino.benchmarks.replication.ReplicationReport;
 import io.rhino.benchmarks.replication.ReplicationReport.Row;
+import io.rhino.benchmarks.replication.SelfSignedTls;
 import io.rhino.benchmarks.replication.Timing;
+import io.rhino.replication.ReplicationTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +53,12 @@ public final class ReplicationThroughputBenchmark {
      * @param dir the base directory; the run works in a fresh subdirectory that it removes
      */
     public record Settings(
-            Path dir, long totalBytes, long fileBytes, List<Integer> factors, Path out) {}
+            Path dir,
+            long totalBytes,
+            long fileBytes,
+            List<Integer> factors,
+            boolean tls,
+            Path out) {}
 
     private ReplicationThroughputBenchmark() {}
 
@@ -80,6 +87,12 @@ public final class ReplicationThroughputBenchmark {
                         .flag("size-gb", 4, "bytes to replicate per case, in GB (2^30 bytes)")
                         .flag("file-mb", 64, "bytes of each file, in MB (RocksDB SSTs: 64)")
                         .flag("factors", "2,3", "replication factors, comma-separated")
+                        .flag(
+                                "tls",
+                                false,
+                                "also measure each factor with mutual TLS between the members"
+                                        + " (a self-signed certificate made with the JDK's"
+                                        + " keytool)")
                         .flag("out", "benchmarks-nexmark/target/replication.csv", "CSV file");
         if (!args.parse(argv)) {
             return null;
@@ -92,6 +105,7 @@ public final class ReplicationThroughputBenchmark {
                         Math.max(1, totalBytes),
                         fileBytes,
                         factors(args.get("factors")),
+                        args.getBoolean("tls"),
                         Paths.get(args.get("out")));
         ReplicationReport report = measure(settings);
         report.print(System.out);
@@ -153,7 +167,14 @@ public final class ReplicationThroughputBenchmark {
 
             List<Row> replication = new ArrayList<>();
             for (int factor : settings.factors()) {
-                replication.add(measureChain(work.resolve("r" + factor), factor, sources));
+                replication.add(measureChain(work.resolve("r" + factor), factor, sources, null));
+            }
+            if (settings.tls()) {
+                ReplicationTls tls = SelfSignedTls.create(work.resolve("certificates"));
+                for (int factor : settings.factors()) {
+                    replication.add(
+                            measureChain(work.resolve("tls-r" + factor), factor, sources, tls));
+                }
             }
             return new ReplicationReport(settings.dir(), disk, replication);
         } finally {
@@ -161,15 +182,15 @@ public final class ReplicationThroughputBenchmark {
         }
     }
 
-    private static Row measureChain(Path dir, int factor, Map<String, Path> sources)
-            throws Exception {
+    private static Row measureChain(
+            Path dir, int factor, Map<String, Path> sources, ReplicationTls tls) throws Exception {
         long bytes = 0;
         for (Path source : sources.values()) {
             bytes += Files.size(source);
         }
         // a failed run ends by the timeout, not by hanging; 2 MB/s is far below any real disk
         Duration timeout = Duration.ofSeconds(60 + bytes / (2 << 20));
-        try (ReplicationChain chain = ReplicationChain.start(dir, factor, timeout)) {
+        try (ReplicationChain chain = ReplicationChain.start(dir, factor, timeout, tls)) {
             // connects and authenticates the chain's hops and warms up the JIT, outside the timing
             Map.Entry<String, Path> first = sources.entrySet().iterator().next();
             String warmUp = "warmup/" + first.getKey().replace('/', '-');
@@ -184,7 +205,12 @@ public final class ReplicationThroughputBenchmark {
             Timing timing = Timing.of(() -> chain.replicate(sources));
             chain.verifySizes(sources);
             return new Row(
-                    "replication", factor, sources.size(), bytes, bytes * (factor - 1), timing);
+                    tls == null ? "replication" : "replication-tls",
+                    factor,
+                    sources.size(),
+                    bytes,
+                    bytes * (factor - 1),
+                    timing);
         }
     }
 

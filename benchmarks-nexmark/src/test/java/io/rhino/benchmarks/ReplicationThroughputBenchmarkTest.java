@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Smoke test: a tiny run measures the disk and chains of 2 and 3 members, writes the CSV and leaves
- * nothing behind in its directory.
+ * Smoke test: a tiny run measures the disk and chains of 2 and 3 members, with and without TLS,
+ * writes the CSV and leaves nothing behind in its directory.
  */
 @Timeout(60)
 class ReplicationThroughputBenchmarkTest {
@@ -47,17 +47,23 @@ class ReplicationThroughputBenchmarkTest {
                             "--size-gb", "0.0625", // 64 MB
                             "--file-mb", "8",
                             "--factors", "2,3",
+                            "--tls", "true",
                             "--out", csv.toString()
                         });
 
-        assertThat(report.replication()).hasSize(2);
+        assertThat(report.replication()).hasSize(4);
         List<String> lines = Files.readAllLines(csv);
-        assertThat(lines).hasSize(4);
+        assertThat(lines).hasSize(6);
         assertThat(lines.get(0)).isEqualTo(ReplicationReport.CSV_HEADER);
-        assertThat(lines.subList(1, 4))
+        assertThat(lines.subList(1, 6))
                 .extracting(line -> line.split(",")[0] + "/" + line.split(",")[1])
-                .containsExactly("disk/1", "replication/2", "replication/3");
-        for (String row : lines.subList(1, 4)) {
+                .containsExactly(
+                        "disk/1",
+                        "replication/2",
+                        "replication/3",
+                        "replication-tls/2",
+                        "replication-tls/3");
+        for (String row : lines.subList(1, 6)) {
             String[] cells = row.split(",");
             assertThat(cells).hasSize(10);
             assertThat(cells[2]).as("files").isEqualTo("8");

@@ -28,7 +28,6 @@ import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -74,13 +73,7 @@ class ReplicationTlsITCase {
                                     RhinoOptions.REPLICATION_DIR,
                                     directory.resolve("replicas-" + index).toString());
                             config.set(RhinoOptions.REPLICATION_SSL_ENABLED, true);
-                            config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE, store.toString());
-                            config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_PASSWORD, PASSWORD);
-                            config.set(SecurityOptions.SSL_INTERNAL_KEY_PASSWORD, PASSWORD);
-                            config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_TYPE, "PKCS12");
-                            config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE, store.toString());
-                            config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_PASSWORD, PASSWORD);
-                            config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_TYPE, "PKCS12");
+                            TestCertificates.withInternalStores(config, store, PASSWORD);
                         })) {
             int restPort = ProcessCluster.freePort();
             Configuration config = RhinoClusters.jobConfig(Mode.RHINO);

@@ -18,6 +18,7 @@ import io.rhino.benchmarks.EmbeddedCluster;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
+import io.rhino.replication.ReplicationTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,8 +47,11 @@ public final class ReplicationChain implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** Starts the members; {@code timeout} bounds each replication. */
-    public static ReplicationChain start(Path dir, int factor, Duration timeout)
+    /**
+     * Starts the members; {@code timeout} bounds each replication; {@code tls} (null: none) secures
+     * every hop.
+     */
+    public static ReplicationChain start(Path dir, int factor, Duration timeout, ReplicationTls tls)
             throws IOException {
         String secret = UUID.randomUUID().toString();
         List<ReplicationService> members = new ArrayList<>();
@@ -56,10 +60,11 @@ public final class ReplicationChain implements AutoCloseable {
                 members.add(
                         ReplicationService.start(
                                 ReplicationConfig.anyPort(
-                                        "127.0.0." + (i + 1),
-                                        dir.resolve("member-" + i),
-                                        secret,
-                                        timeout)));
+                                                "127.0.0." + (i + 1),
+                                                dir.resolve("member-" + i),
+                                                secret,
+                                                timeout)
+                                        .withTls(tls)));
             }
         } catch (IOException | RuntimeException e) {
             members.forEach(ReplicationService::close);

@@ -100,7 +100,7 @@ public final class ReplicationReport {
                 dir.toAbsolutePath());
         out.printf(
                 Locale.ROOT,
-                "%-12s %6s %10s %10s %9s %8s %9s %8s%n",
+                "%-15s %6s %10s %10s %9s %8s %9s %8s%n",
                 "case",
                 "factor",
                 "source",
@@ -112,7 +112,7 @@ public final class ReplicationReport {
         for (Row row : rows()) {
             out.printf(
                     Locale.ROOT,
-                    "%-12s %6d %10s %10s %9.2f %8.3f %9.2f %8.2f%n",
+                    "%-15s %6d %10s %10s %9.2f %8.3f %9.2f %8.2f%n",
                     row.name(),
                     row.factor(),
                     HandoverReport.bytes(row.bytes()),

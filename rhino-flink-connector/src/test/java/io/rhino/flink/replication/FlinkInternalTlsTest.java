@@ -64,13 +64,8 @@ class FlinkInternalTlsTest {
                 .hasMessageContaining("rhino.replication.ssl.enabled");
 
         Path store = TestCertificates.selfSigned(directory, "tm", PASSWORD);
-        config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE, store.toString());
+        TestCertificates.withInternalStores(config, store, PASSWORD);
         config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_PASSWORD, "wrong");
-        config.set(SecurityOptions.SSL_INTERNAL_KEY_PASSWORD, PASSWORD);
-        config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_TYPE, "PKCS12");
-        config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE, store.toString());
-        config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_PASSWORD, PASSWORD);
-        config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_TYPE, "PKCS12");
         assertThatThrownBy(() -> FlinkInternalTls.fromTaskManager(config))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining(store.toString());

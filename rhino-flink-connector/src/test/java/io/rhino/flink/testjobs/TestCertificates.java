@@ -16,11 +16,29 @@ package io.rhino.flink.testjobs;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.SecurityOptions;
 
 /** Certificates for TLS tests, made by the JDK's keytool. */
 public final class TestCertificates {
 
     private TestCertificates() {}
+
+    /**
+     * Points Flink's internal SSL options at {@code store}, as key store and trust store (PKCS12,
+     * one password for store and key).
+     */
+    public static Configuration withInternalStores(
+            Configuration config, Path store, String password) {
+        config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE, store.toString());
+        config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_PASSWORD, password);
+        config.set(SecurityOptions.SSL_INTERNAL_KEY_PASSWORD, password);
+        config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_TYPE, "PKCS12");
+        config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE, store.toString());
+        config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_PASSWORD, password);
+        config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_TYPE, "PKCS12");
+        return config;
+    }
 
     /**
      * A PKCS12 store holding one self-signed RSA key pair under {@code name}; it serves as its own

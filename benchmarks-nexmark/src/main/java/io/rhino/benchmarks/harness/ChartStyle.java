@@ -17,8 +17,11 @@ package io.rhino.benchmarks.harness;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.XYChart;
@@ -97,12 +100,25 @@ final class ChartStyle {
         series.setLineStyle(dashed ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
     }
 
+    // positions of the marker labels drawn on each chart, so close markers share one label
+    private static final Map<XYChart, List<Double>> LABELLED = new WeakHashMap<>();
+
     /**
      * A vertical black line at {@code x} with {@code label} to the right of its top at {@code
-     * labelY}; {@code xRange} is the span of the x axis, to place the label off the line.
+     * labelY}; {@code xRange} is the span of the x axis, to place the label off the line. A marker
+     * within a thirtieth of the axis of an earlier labelled one gets no label of its own (several
+     * operators rebalanced at once would write their labels over each other).
      */
     static void addMarker(XYChart chart, String label, double x, double labelY, double xRange) {
         chart.addAnnotation(new AnnotationLine(x, true, false));
+        synchronized (LABELLED) {
+            List<Double> labelled = LABELLED.computeIfAbsent(chart, c -> new ArrayList<>());
+            double gap = Math.max(1, xRange) / 30;
+            if (labelled.stream().anyMatch(at -> Math.abs(at - x) < gap)) {
+                return;
+            }
+            labelled.add(x);
+        }
         // The text is centred on its position: shift it by half its (estimated) width.
         double plotWidthPixels = Math.max(100, chart.getWidth() - 120);
         double halfTextPixels = label.length() * 3.5 + 6;

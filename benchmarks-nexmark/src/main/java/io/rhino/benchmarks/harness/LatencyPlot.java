@@ -83,11 +83,10 @@ public final class LatencyPlot {
         XYChart chart =
                 ChartStyle.newChart(title, "Time (s)", "Latency (ms, log scale)", width, height);
         chart.getStyler().setYAxisLogarithmic(true);
-        // label 200, 500... too: runs often stay within one decade
-        chart.getStyler().setYAxisLogarithmicDecadeOnly(false);
         // Plain numbers (100, 1,000, 100,000) rather than 1E5.
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");
         double top = FLOOR_MS;
+        double bottom = Double.MAX_VALUE;
         for (int i = 0; i < lines.size(); i++) {
             Line line = lines.get(i);
             List<Double> x = new ArrayList<>();
@@ -110,7 +109,13 @@ public final class LatencyPlot {
             for (double v : showP99 ? p99 : mean) {
                 top = Math.max(top, v);
             }
+            for (double v : mean) {
+                bottom = Math.min(bottom, v);
+            }
         }
+        // Within about a decade, label 200, 500... too; over several, their labels would overlap
+        // near the top of each decade, so only the powers of ten are labelled.
+        chart.getStyler().setYAxisLogarithmicDecadeOnly(top / Math.min(bottom, top) > 20);
         for (Marker marker : markers) {
             ChartStyle.addMarker(
                     chart, marker.label(), marker.second(), top, ChartStyle.maxX(chart));

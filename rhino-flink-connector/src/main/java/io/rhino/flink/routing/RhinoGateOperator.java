@@ -178,36 +178,41 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getUserCodeClassLoader().asClassLoader(),
                 env.getTaskInfo().getNumberOfParallelSubtasks());
         this.task = env.getExecutionId();
-        RhinoTaskRegistry.registerGate(
-                task, env.getJobID(), spec, env.getTaskInfo().getIndexOfThisSubtask());
         if (replication.enabled()) {
             // before the keyed operator restores (Flink initialises the chain from its tail), so
-            // that its restore can fetch replicas from peers through this TaskManager's service
-            String taskManager = TaskManagerReplication.taskManagerName(env);
-            try {
-                replicationService =
-                        TaskManagerReplication.acquire(
-                                taskManager,
-                                env.getJobID().toString(),
-                                replication,
-                                env.getTaskManagerInfo().getConfiguration(),
-                                env.getTaskManagerInfo().getTaskManagerExternalAddress(),
-                                Path.of(
-                                        env.getTaskManagerInfo().getTmpDirectories()[0],
-                                        "rhino-replicas"),
-                                taskManagerMetricGroup(env));
-            } catch (IOException e) {
-                throw new UncheckedIOException(
-                        "Rhino keyed stream '"
-                                + spec.name()
-                                + "': the replication service of TaskManager "
-                                + taskManager
-                                + " cannot start: "
-                                + e.getMessage(),
-                        e);
-            }
-            replicationTaskManager = taskManager;
+            // that its restore can fetch replicas from peers through this TaskManager's service;
+            // first, so that a service that cannot start leaves nothing registered
+            acquireReplicationService(env);
         }
+        RhinoTaskRegistry.registerGate(
+                task, env.getJobID(), spec, env.getTaskInfo().getIndexOfThisSubtask());
+    }
+
+    private void acquireReplicationService(Environment env) {
+        String taskManager = TaskManagerReplication.taskManagerName(env);
+        try {
+            replicationService =
+                    TaskManagerReplication.acquire(
+                            taskManager,
+                            env.getJobID().toString(),
+                            replication,
+                            env.getTaskManagerInfo().getConfiguration(),
+                            env.getTaskManagerInfo().getTaskManagerExternalAddress(),
+                            Path.of(
+                                    env.getTaskManagerInfo().getTmpDirectories()[0],
+                                    "rhino-replicas"),
+                            taskManagerMetricGroup(env));
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "Rhino keyed stream '"
+                            + spec.name()
+                            + "': the replication service of TaskManager "
+                            + taskManager
+                            + " cannot start: "
+                            + e.getMessage(),
+                    e);
+        }
+        replicationTaskManager = taskManager;
     }
 
     public RhinoOperatorSpec spec() {

@@ -19,9 +19,9 @@ import io.rhino.benchmarks.replication.FsyncedFiles;
 import io.rhino.benchmarks.replication.ReplicationChain;
 import io.rhino.benchmarks.replication.ReplicationReport;
 import io.rhino.benchmarks.replication.ReplicationReport.Row;
-import io.rhino.benchmarks.replication.SelfSignedTls;
 import io.rhino.benchmarks.replication.Timing;
 import io.rhino.replication.ReplicationTls;
+import io.rhino.replication.SelfSignedKeyStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -170,7 +170,12 @@ public final class ReplicationThroughputBenchmark {
                 replication.add(measureChain(work.resolve("r" + factor), factor, sources, null));
             }
             if (settings.tls()) {
-                ReplicationTls tls = SelfSignedTls.create(work.resolve("certificates"));
+                String password = "benchmark-only";
+                ReplicationTls tls =
+                        SelfSignedKeyStore.tls(
+                                SelfSignedKeyStore.create(
+                                        work.resolve("certificates"), "members", password),
+                                password);
                 for (int factor : settings.factors()) {
                     replication.add(
                             measureChain(work.resolve("tls-r" + factor), factor, sources, tls));

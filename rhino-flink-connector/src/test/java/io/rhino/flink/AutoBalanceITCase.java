@@ -75,6 +75,61 @@ class AutoBalanceITCase {
     @Test
     void aPiledUpOperatorRebalancesItselfUnderTheThreshold() throws Exception {
         String runId = "auto-balance-" + UUID.randomUUID();
+        JobClient job = submit(runId, 0);
+        long piledAt = pileUp(job);
+
+        OperatorView operator =
+                RhinoHandovers.directory().operator(job.getJobID().toString(), NAME).orElseThrow();
+        Reconfiguration rebalanced = awaitAutoRebalanceAfter(job, piledAt);
+        assertThat(rebalanced.steps().get(0).moves()).isNotEmpty();
+        HandoverManager manager = RhinoHandovers.manager(job.getJobID(), NAME);
+        double imbalance = Reconfigurer.modelOf(operator, manager.routingTable()).imbalance();
+        // the rates keep moving a little while the window slides: 0.1 of measurement drift
+        assertThat(imbalance).isLessThan(MAX_IMBALANCE + 0.1);
+        assertThat(counter(job, "autoBalanceRebalances")).isGreaterThanOrEqualTo(1);
+
+        finishAndCompare(job, runId);
+    }
+
+    /**
+     * With {@code rhino.balancer.min-busy-time} above what the rate-limited job's subtasks reach,
+     * the same pile-up stays: they have time to spare, so the balancer leaves them alone.
+     */
+    @Test
+    void anOperatorWithTimeToSpareIsLeftAlone() throws Exception {
+        String runId = "auto-balance-idle-" + UUID.randomUUID();
+        JobClient job = submit(runId, 999);
+        long piledAt = pileUp(job);
+        OperatorView operator =
+                RhinoHandovers.directory().operator(job.getJobID().toString(), NAME).orElseThrow();
+        HandoverManager manager = RhinoHandovers.manager(job.getJobID(), NAME);
+
+        // busy time is reported once Flink measured it; the other test's balancer acts within
+        // about one interval (2 s) of the pile-up, so three intervals more must leave it alone
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (operator.busyTimeMsPerSecond().size() < PARALLELISM) {
+            assertThat(System.nanoTime()).as("busy time reported").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        Thread.sleep(6_000);
+        assertThat(Reconfigurer.modelOf(operator, manager.routingTable()).imbalance())
+                .as("the pile-up stays")
+                .isGreaterThan(MAX_IMBALANCE);
+        assertThat(
+                        RhinoHandovers.directory()
+                                .reconfigurations()
+                                .recent(job.getJobID().toString(), NAME)
+                                .stream()
+                                .filter(r -> r.kind() == OperationKind.AUTO_REBALANCE)
+                                .filter(r -> r.requestedAtMillis() >= piledAt)
+                                .toList())
+                .as("automatic rebalances; busy ms/s %s", operator.busyTimeMsPerSecond())
+                .isEmpty();
+
+        finishAndCompare(job, runId);
+    }
+
+    private JobClient submit(String runId, double minBusyTime) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofSeconds(1));
         config.set(RhinoOptions.LOAD_REPORT_INTERVAL, Duration.ofMillis(200));
@@ -83,28 +138,26 @@ class AutoBalanceITCase {
         config.set(RhinoOptions.BALANCER_INTERVAL, Duration.ofSeconds(2));
         config.set(RhinoOptions.BALANCER_MAX_IMBALANCE, MAX_IMBALANCE);
         config.set(RhinoOptions.BALANCER_COOLDOWN, Duration.ofSeconds(3));
+        config.set(RhinoOptions.BALANCER_MIN_BUSY_TIME, minBusyTime);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(
                 env, runId, EVENTS, RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build());
-        JobClient job = env.executeAsync("auto-balance");
+        return env.executeAsync("auto-balance");
+    }
+
+    /** Moves half of the other subtasks' vnodes onto subtask 0; returns when it started. */
+    private static long pileUp(JobClient job) throws Exception {
         HandoverManager manager =
                 RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
-
         long piledAt = System.currentTimeMillis();
         HandoverResult piled =
                 manager.handover(pileOntoSubtaskZero(manager.routingTable()))
                         .get(60, TimeUnit.SECONDS);
         assertThat(piled.isCompleted()).as(piled.toString()).isTrue();
+        return piledAt;
+    }
 
-        OperatorView operator =
-                RhinoHandovers.directory().operator(job.getJobID().toString(), NAME).orElseThrow();
-        Reconfiguration rebalanced = awaitAutoRebalanceAfter(job, piledAt);
-        assertThat(rebalanced.steps().get(0).moves()).isNotEmpty();
-        double imbalance = Reconfigurer.modelOf(operator, manager.routingTable()).imbalance();
-        // the rates keep moving a little while the window slides: 0.1 of measurement drift
-        assertThat(imbalance).isLessThan(MAX_IMBALANCE + 0.1);
-        assertThat(counter(job, "autoBalanceRebalances")).isGreaterThanOrEqualTo(1);
-
+    private static void finishAndCompare(JobClient job, String runId) throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
         Multisets.assertSameMultiset(

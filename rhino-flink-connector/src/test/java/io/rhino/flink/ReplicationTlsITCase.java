@@ -22,6 +22,7 @@ import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.TestCertificates;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.replication.SelfSignedKeyStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,7 +63,7 @@ class ReplicationTlsITCase {
     @Test
     @Timeout(300)
     void aFreshTaskManagerFetchesItsVnodesOverTlsWhileItRestores() throws Exception {
-        Path store = TestCertificates.selfSigned(directory, "cluster", PASSWORD);
+        Path store = SelfSignedKeyStore.create(directory, "cluster", PASSWORD);
         try (ProcessCluster cluster =
                 ProcessCluster.start(
                         directory.resolve("cluster"),

@@ -139,6 +139,7 @@ class RhinoRestApiITCase {
                 .as("the source's rate, measured by the routers")
                 .isBetween(500.0, 4_000.0);
         awaitStateBytesReported();
+        awaitBusyTimeReported();
 
         // per subtask: its vnodes and rates add up to the operator's, and Flink's busy time
         JsonNode subtasks = operator().get("subtasks");
@@ -494,6 +495,16 @@ class RhinoRestApiITCase {
                 return;
             }
             assertThat(System.nanoTime()).as("no load reported: " + operator).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    /** Flink's busy time is reported once its gauges measured a few seconds of the task. */
+    private void awaitBusyTimeReported() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (operator().get("subtasks").findValues("busy-ms-per-second").stream()
+                .anyMatch(JsonNode::isNull)) {
+            assertThat(System.nanoTime()).as("no busy time reported").isLessThan(deadline);
             Thread.sleep(200);
         }
     }

@@ -61,8 +61,12 @@ class ReplicationTlsTest {
 
     @BeforeAll
     static void certificates() throws Exception {
-        clusterTls = tls(keyStore(certificates, "cluster"));
-        strangerTls = tls(keyStore(certificates, "stranger"));
+        clusterTls =
+                SelfSignedKeyStore.tls(
+                        SelfSignedKeyStore.create(certificates, "cluster", PASSWORD), PASSWORD);
+        strangerTls =
+                SelfSignedKeyStore.tls(
+                        SelfSignedKeyStore.create(certificates, "stranger", PASSWORD), PASSWORD);
     }
 
     @AfterEach
@@ -194,45 +198,6 @@ class ReplicationTlsTest {
                                 .withTls(tls));
         services.add(service);
         return service;
-    }
-
-    /** A PKCS12 store with one self-signed key pair, trusted by itself as a trust store. */
-    private static Path keyStore(Path directory, String name) throws Exception {
-        Path store = directory.resolve(name + ".p12");
-        Process keytool =
-                new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "keytool")
-                                        .toString(),
-                                "-genkeypair",
-                                "-alias",
-                                name,
-                                "-keyalg",
-                                "RSA",
-                                "-keysize",
-                                "2048",
-                                "-dname",
-                                "CN=" + name,
-                                "-validity",
-                                "2",
-                                "-storetype",
-                                "PKCS12",
-                                "-keystore",
-                                store.toString(),
-                                "-storepass",
-                                PASSWORD,
-                                "-keypass",
-                                PASSWORD)
-                        .redirectErrorStream(true)
-                        .start();
-        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(keytool.waitFor()).as("keytool: %s", output).isZero();
-        return store;
-    }
-
-    private static ReplicationTls tls(Path store) throws IOException {
-        ReplicationTls.KeyStoreFile file =
-                new ReplicationTls.KeyStoreFile(store, "PKCS12", PASSWORD);
-        return ReplicationTls.fromStores(file, PASSWORD, file);
     }
 
     private Path markedFile(int size) throws IOException {

@@ -202,6 +202,18 @@ public final class RhinoOptions {
                                     + "(its own or one requested over REST) before it considers "
                                     + "that operator again, so the new loads can settle.");
 
+    /** The busy time from which an imbalance is worth a rebalance. */
+    public static final ConfigOption<Double> BALANCER_MIN_BUSY_TIME =
+            ConfigOptions.key("rhino.balancer.min-busy-time")
+                    .doubleType()
+                    .defaultValue(0.0)
+                    .withDescription(
+                            "Milliseconds per second (Flink's busyTimeMsPerSecond, 0..1000) the"
+                                    + " busiest active subtask of an operator must be busy for the"
+                                    + " auto-balancer to act on its imbalance: below it every"
+                                    + " subtask has time to spare and evening the load gains"
+                                    + " nothing. 0 acts on the imbalance alone.");
+
     /** Whether and where vnode checkpoints are replicated. */
     public static final ConfigOption<String> REPLICATION_MODE =
             ConfigOptions.key("rhino.replication.mode")

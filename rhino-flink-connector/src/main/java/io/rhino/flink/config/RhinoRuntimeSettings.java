@@ -73,7 +73,12 @@ public record RhinoRuntimeSettings(
     }
 
     /** The auto-balancer. */
-    public record Balancer(boolean auto, Duration interval, double maxImbalance, Duration cooldown)
+    public record Balancer(
+            boolean auto,
+            Duration interval,
+            double maxImbalance,
+            Duration cooldown,
+            double minBusyMsPerSecond)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
@@ -294,8 +299,17 @@ public record RhinoRuntimeSettings(
                         config.get(RhinoOptions.BALANCER_AUTO),
                         config.get(RhinoOptions.BALANCER_INTERVAL),
                         config.get(RhinoOptions.BALANCER_MAX_IMBALANCE),
-                        config.get(RhinoOptions.BALANCER_COOLDOWN)),
+                        config.get(RhinoOptions.BALANCER_COOLDOWN),
+                        minBusyTime(config)),
                 Replication.from(config));
+    }
+
+    private static double minBusyTime(ReadableConfig config) {
+        double value = config.get(RhinoOptions.BALANCER_MIN_BUSY_TIME);
+        if (!(value >= 0 && value <= 1000)) {
+            throw invalid(RhinoOptions.BALANCER_MIN_BUSY_TIME, value, "0..1000 ms per second");
+        }
+        return value;
     }
 
     /** Names the option, its value (quoted if text) and what it must be. */

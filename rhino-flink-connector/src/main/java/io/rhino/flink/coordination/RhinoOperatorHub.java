@@ -262,17 +262,20 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                         new AutoBalanceTrigger(
                                 balancer.maxImbalance(),
                                 balancer.interval().toMillis(),
-                                balancer.cooldown().toMillis()),
+                                balancer.cooldown().toMillis(),
+                                balancer.minBusyMsPerSecond()),
                         System::currentTimeMillis);
         // checks a few times per interval, so an imbalance is acted on soon after it lasted
         long period = Math.max(100, balancer.interval().toMillis() / 4);
         timer.scheduleWithFixedDelay(autoBalancer, period, period, TimeUnit.MILLISECONDS);
         LOG.info(
                 "Auto-balancer of Rhino operator '{}' is on: rebalances above {} max/mean load"
-                        + " sustained for {}, then waits {}",
+                        + " sustained for {} while the busiest subtask is busy at least {} ms/s,"
+                        + " then waits {}",
                 spec.name(),
                 balancer.maxImbalance(),
                 balancer.interval(),
+                balancer.minBusyMsPerSecond(),
                 balancer.cooldown());
     }
 

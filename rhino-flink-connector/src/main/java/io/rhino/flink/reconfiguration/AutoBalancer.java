@@ -19,7 +19,10 @@ import io.rhino.handover.operation.OperationKind;
 import io.rhino.handover.operation.Reconfiguration;
 import io.rhino.handover.operation.ReconfigurationConflictException;
 import io.rhino.handover.policy.AutoBalanceTrigger;
+import io.rhino.handover.policy.ClusterModel;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -73,9 +76,10 @@ public final class AutoBalancer implements Runnable {
         }
         long now = clockMillis.getAsLong();
         noteOtherRebalances();
-        double imbalance = Reconfigurer.modelOf(operator, manager.get().routingTable()).imbalance();
+        ClusterModel model = Reconfigurer.modelOf(operator, manager.get().routingTable());
+        double imbalance = model.imbalance();
         lastImbalance = imbalance;
-        if (!trigger.observe(imbalance, now)) {
+        if (!trigger.observe(imbalance, busiest(model.activeSubtasks()), now)) {
             return;
         }
         String requestId = "auto-" + now;
@@ -108,6 +112,20 @@ public final class AutoBalancer implements Runnable {
                     trigger.maxImbalance(),
                     e.getMessage());
         }
+    }
+
+    /** The highest busy time an active subtask reported, NaN if none did. */
+    private double busiest(Set<Integer> activeSubtasks) {
+        double busiest = Double.NaN;
+        for (Map.Entry<Integer, Double> busy : operator.busyTimeMsPerSecond().entrySet()) {
+            double value = busy.getValue();
+            if (activeSubtasks.contains(busy.getKey())
+                    && !Double.isNaN(value)
+                    && (Double.isNaN(busiest) || value > busiest)) {
+                busiest = value;
+            }
+        }
+        return busiest;
     }
 
     /** A rebalance someone requested over REST starts the cooldown too. */

@@ -27,7 +27,6 @@ import io.rhino.handover.operation.OperationStep;
 import io.rhino.handover.operation.Reconfiguration;
 import io.rhino.handover.operation.ReconfigurationConflictException;
 import io.rhino.handover.operation.Reconfigurations;
-import io.rhino.handover.policy.BusyTimeWeighting;
 import io.rhino.handover.policy.ClusterModel;
 import io.rhino.handover.policy.DrainPolicy;
 import io.rhino.handover.policy.RebalancePolicy;
@@ -98,11 +97,7 @@ public final class Reconfigurer {
                                                 + ofJob.stream().map(OperatorView::name).toList()));
     }
 
-    /**
-     * The model the policies plan on: the manager's table and the measured loads, records per
-     * second weighed by the subtasks' busy time where they are busy enough ({@link
-     * BusyTimeWeighting}).
-     */
+    /** The model the policies plan on: the manager's table and the measured loads. */
     public static ClusterModel modelOf(OperatorView operator, RoutingTable table) {
         double[] rates = operator.recordsPerSecond();
         Map<Integer, Double> loads = new HashMap<>();
@@ -120,10 +115,8 @@ public final class Reconfigurer {
         for (int vnode = 0; vnode < rates.length; vnode++) {
             loads.put(vnode, rates[vnode]);
         }
-        return BusyTimeWeighting.weigh(
-                new ClusterModel(
-                        table, loads, operator.taskManagerBySubtask(), operator.replicaHolders()),
-                operator.busyTimeMsPerSecond());
+        return new ClusterModel(
+                table, loads, operator.taskManagerBySubtask(), operator.replicaHolders());
     }
 
     /** Moves the named vnodes. */

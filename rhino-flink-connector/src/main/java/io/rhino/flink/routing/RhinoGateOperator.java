@@ -50,6 +50,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -138,6 +139,11 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private transient TypeSerializer<T> valueSerializer;
     private transient ProcessingTimerWakeup timerWakeup;
 
+    // Flink's idle and back-pressure gauges average 5-second windows and read 0 until the first
+    // one closed, which would make every starting task look fully busy
+    private static final long BUSY_TIME_SETTLES_NANOS = TimeUnit.SECONDS.toNanos(11);
+    private transient long openedAtNanos;
+
     RhinoGateOperator(
             StreamOperatorParameters<T> parameters,
             RhinoOperatorSpec spec,
@@ -223,6 +229,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     @Override
     public void open() throws Exception {
         super.open();
+        openedAtNanos = System.nanoTime();
         // Flink initialises a chain from its tail: the keyed operator's backend exists by now
         GateChainCheck.requireVnodeBackend(spec, RhinoTaskRegistry.backendOf(task).isPresent());
         TypeSerializer<?> input =
@@ -317,6 +324,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
 
     /** What Flink reports as the task's busyTimeMsPerSecond: neither idle nor back-pressured. */
     private double busyTimeMsPerSecond() {
+        if (System.nanoTime() - openedAtNanos < BUSY_TIME_SETTLES_NANOS) {
+            return Double.NaN; // not measured yet: Flink's gauges read "never idle" until then
+        }
         TaskIOMetricGroup io =
                 getContainingTask().getEnvironment().getMetricGroup().getIOMetricGroup();
         double notBusy =

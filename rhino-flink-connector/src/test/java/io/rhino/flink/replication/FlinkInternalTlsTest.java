@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.testjobs.TestCertificates;
 import io.rhino.replication.ReplicationTls;
+import io.rhino.replication.SelfSignedKeyStore;
 import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -35,7 +36,7 @@ class FlinkInternalTlsTest {
 
     @Test
     void theStoresOfFlinksInternalSslOrTheirGeneralFallbacksAreUsed() throws Exception {
-        Path store = TestCertificates.selfSigned(directory, "tm", PASSWORD);
+        Path store = SelfSignedKeyStore.create(directory, "tm", PASSWORD);
         Configuration config = new Configuration();
         // the general security.ssl.* options stand in for the internal ones, as in Flink
         config.set(SecurityOptions.SSL_KEYSTORE, store.toString());
@@ -63,7 +64,7 @@ class FlinkInternalTlsTest {
                 .hasMessageContaining("security.ssl.internal.keystore")
                 .hasMessageContaining("rhino.replication.ssl.enabled");
 
-        Path store = TestCertificates.selfSigned(directory, "tm", PASSWORD);
+        Path store = SelfSignedKeyStore.create(directory, "tm", PASSWORD);
         TestCertificates.withInternalStores(config, store, PASSWORD);
         config.set(SecurityOptions.SSL_INTERNAL_KEYSTORE_PASSWORD, "wrong");
         assertThatThrownBy(() -> FlinkInternalTls.fromTaskManager(config))

@@ -14,12 +14,11 @@
 
 package io.rhino.flink.testjobs;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.SecurityOptions;
 
-/** Certificates for TLS tests, made by the JDK's keytool. */
+/** Flink's SSL options for TLS tests. */
 public final class TestCertificates {
 
     private TestCertificates() {}
@@ -38,43 +37,5 @@ public final class TestCertificates {
         config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_PASSWORD, password);
         config.set(SecurityOptions.SSL_INTERNAL_TRUSTSTORE_TYPE, "PKCS12");
         return config;
-    }
-
-    /**
-     * A PKCS12 store holding one self-signed RSA key pair under {@code name}; it serves as its own
-     * trust store (every holder of it trusts every other).
-     */
-    public static Path selfSigned(Path directory, String name, String password) throws Exception {
-        Path store = directory.resolve(name + ".p12");
-        Process keytool =
-                new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "keytool")
-                                        .toString(),
-                                "-genkeypair",
-                                "-alias",
-                                name,
-                                "-keyalg",
-                                "RSA",
-                                "-keysize",
-                                "2048",
-                                "-dname",
-                                "CN=" + name,
-                                "-validity",
-                                "2",
-                                "-storetype",
-                                "PKCS12",
-                                "-keystore",
-                                store.toString(),
-                                "-storepass",
-                                password,
-                                "-keypass",
-                                password)
-                        .redirectErrorStream(true)
-                        .start();
-        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (keytool.waitFor() != 0) {
-            throw new IllegalStateException("keytool failed: " + output);
-        }
-        return store;
     }
 }

@@ -16,14 +16,16 @@ package io.rhino.handover.policy;
 
 /**
  * When the auto-balancer rebalances an operator: once its load imbalance has stayed above the
- * threshold for a sustained period, and not within a cooldown after the last rebalance. A pure
- * state machine over the observations it is fed; not thread-safe.
+ * threshold, with its busiest subtask busy enough for the imbalance to cost throughput, for a
+ * sustained period, and not within a cooldown after the last rebalance. A pure state machine over
+ * the observations it is fed; not thread-safe.
  */
 public final class AutoBalanceTrigger {
 
     private final double maxImbalance;
     private final long sustainMillis;
     private final long cooldownMillis;
+    private final double minBusyMsPerSecond;
     private long aboveSinceMillis = -1;
     private long coolUntilMillis = Long.MIN_VALUE;
 
@@ -33,6 +35,23 @@ public final class AutoBalanceTrigger {
      * @param cooldownMillis how long after a rebalance nothing is decided
      */
     public AutoBalanceTrigger(double maxImbalance, long sustainMillis, long cooldownMillis) {
+        this(maxImbalance, sustainMillis, cooldownMillis, 0);
+    }
+
+    /**
+     * @param minBusyMsPerSecond the busy time (Flink's busyTimeMsPerSecond, 0..1000) the busiest
+     *     subtask must reach for an imbalance to count; 0 counts it whatever the busy time
+     */
+    public AutoBalanceTrigger(
+            double maxImbalance,
+            long sustainMillis,
+            long cooldownMillis,
+            double minBusyMsPerSecond) {
+        if (!(minBusyMsPerSecond >= 0 && minBusyMsPerSecond <= 1000)) {
+            throw new IllegalArgumentException(
+                    "minBusyMsPerSecond " + minBusyMsPerSecond + " (expected 0..1000)");
+        }
+        this.minBusyMsPerSecond = minBusyMsPerSecond;
         if (!(maxImbalance >= 1.0) || sustainMillis < 0 || cooldownMillis < 0) {
             throw new IllegalArgumentException(
                     "maxImbalance "
@@ -50,7 +69,18 @@ public final class AutoBalanceTrigger {
 
     /** Whether to rebalance now, given the imbalance measured at {@code nowMillis}. */
     public boolean observe(double imbalance, long nowMillis) {
-        if (nowMillis < coolUntilMillis || imbalance <= maxImbalance) {
+        return observe(imbalance, Double.NaN, nowMillis);
+    }
+
+    /**
+     * Whether to rebalance now, given the imbalance and the busiest active subtask's busy time
+     * (NaN: not reported) measured at {@code nowMillis}. Below the minimum busy time the subtasks
+     * have time to spare and evening their load gains nothing; an unreported busy time counts as
+     * below a positive minimum.
+     */
+    public boolean observe(double imbalance, double busiestMsPerSecond, long nowMillis) {
+        boolean busyEnough = minBusyMsPerSecond <= 0 || busiestMsPerSecond >= minBusyMsPerSecond;
+        if (nowMillis < coolUntilMillis || imbalance <= maxImbalance || !busyEnough) {
             aboveSinceMillis = -1;
             return false;
         }

@@ -51,4 +51,18 @@ class AutoBalanceTriggerTest {
         assertThat(trigger.observe(1.2, 0)).isFalse();
         assertThat(trigger.observe(1.2, 100_000)).isFalse();
     }
+
+    @Test
+    void anImbalanceCountsOnlyWhileTheBusiestSubtaskIsBusyEnough() {
+        AutoBalanceTrigger busy = new AutoBalanceTrigger(1.2, 10_000, 60_000, 500);
+        assertThat(busy.observe(2.0, 300, 0)).isFalse();
+        assertThat(busy.observe(2.0, 300, 20_000)).as("idle enough: never").isFalse();
+        assertThat(busy.observe(2.0, 800, 21_000)).as("busy from now on").isFalse();
+        assertThat(busy.observe(2.0, 800, 30_000)).isFalse();
+        assertThat(busy.observe(2.0, 800, 31_000)).isTrue();
+
+        AutoBalanceTrigger unreported = new AutoBalanceTrigger(1.2, 0, 0, 500);
+        assertThat(unreported.observe(2.0, Double.NaN, 0)).isFalse();
+        assertThat(new AutoBalanceTrigger(1.2, 0, 0, 0).observe(2.0, Double.NaN, 0)).isTrue();
+    }
 }

@@ -236,7 +236,7 @@ class ReconfigurationPoliciesTest {
     }
 
     /** Random owners (some subtasks standby), Zipf-like loads, 1 to 4 TaskManagers. */
-    static ClusterModel randomModel(Random random) {
+    private static ClusterModel randomModel(Random random) {
         int vnodes = 2 + random.nextInt(40);
         int parallelism = 2 + random.nextInt(7);
         int active = 1 + random.nextInt(parallelism);

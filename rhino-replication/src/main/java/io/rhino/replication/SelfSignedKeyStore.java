@@ -12,41 +12,45 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks.replication;
+package io.rhino.replication;
 
-import io.rhino.replication.ReplicationTls;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** A self-signed certificate for TLS between a benchmark's replication members. */
-public final class SelfSignedTls {
+/**
+ * A PKCS12 key store holding one self-signed RSA key pair, made with the JDK's {@code keytool},
+ * that serves as its own trust store: every peer holding it trusts every other. For tests,
+ * benchmarks and trying TLS out; a cluster uses the certificates of its own SSL set-up.
+ */
+public final class SelfSignedKeyStore {
 
-    private static final String PASSWORD = "benchmark-only";
-
-    private SelfSignedTls() {}
+    private SelfSignedKeyStore() {}
 
     /**
-     * Makes a PKCS12 store with the JDK's keytool in {@code directory}; every member uses it as key
-     * store and trust store.
+     * Creates {@code <directory>/<alias>.p12} with store and key password {@code password} (at
+     * least 6 characters, as keytool requires).
+     *
+     * @throws IOException with keytool's output if it fails
      */
-    public static ReplicationTls create(Path directory) throws IOException, InterruptedException {
+    public static Path create(Path directory, String alias, String password)
+            throws IOException, InterruptedException {
         Files.createDirectories(directory);
-        Path store = directory.resolve("members.p12");
+        Path store = directory.resolve(alias + ".p12");
         Process keytool =
                 new ProcessBuilder(
                                 Path.of(System.getProperty("java.home"), "bin", "keytool")
                                         .toString(),
                                 "-genkeypair",
                                 "-alias",
-                                "members",
+                                alias,
                                 "-keyalg",
                                 "RSA",
                                 "-keysize",
                                 "2048",
                                 "-dname",
-                                "CN=replication-benchmark",
+                                "CN=" + alias,
                                 "-validity",
                                 "2",
                                 "-storetype",
@@ -54,17 +58,22 @@ public final class SelfSignedTls {
                                 "-keystore",
                                 store.toString(),
                                 "-storepass",
-                                PASSWORD,
+                                password,
                                 "-keypass",
-                                PASSWORD)
+                                password)
                         .redirectErrorStream(true)
                         .start();
         String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (keytool.waitFor() != 0) {
-            throw new IOException("keytool could not make a certificate: " + output);
+            throw new IOException("keytool could not make a key store: " + output);
         }
+        return store;
+    }
+
+    /** TLS with the store at {@code store} as key store and trust store. */
+    public static ReplicationTls tls(Path store, String password) throws IOException {
         ReplicationTls.KeyStoreFile file =
-                new ReplicationTls.KeyStoreFile(store, "PKCS12", PASSWORD);
-        return ReplicationTls.fromStores(file, PASSWORD, file);
+                new ReplicationTls.KeyStoreFile(store, "PKCS12", password);
+        return ReplicationTls.fromStores(file, password, file);
     }
 }

@@ -64,17 +64,8 @@ class InstallOffTheTaskThreadITCase {
     @Timeout(180)
     void theTargetProcessesItsOwnVnodesWhileAnIncomingOneInstalls() throws Exception {
         String runId = "install-" + UUID.randomUUID();
-        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        SkewedCountsJob.rhino(
-                env,
-                runId,
-                EVENTS,
-                RhinoKeyedStreamOptions.builder(NAME)
-                        .vnodes(VNODES)
-                        .stateTransfer(new BlockingInstallStateTransfer(runId))
-                        .build());
-        JobClient job = env.executeAsync("install-off-the-task-thread");
+        JobClient job =
+                submit(runId, RhinoClusters.jobConfig(Mode.RHINO), "install-off-the-task-thread");
         try {
             HandoverManager manager =
                     RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
@@ -121,16 +112,7 @@ class InstallOffTheTaskThreadITCase {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(200));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        SkewedCountsJob.rhino(
-                env,
-                runId,
-                EVENTS,
-                RhinoKeyedStreamOptions.builder(NAME)
-                        .vnodes(VNODES)
-                        .stateTransfer(new BlockingInstallStateTransfer(runId))
-                        .build());
-        JobClient job = env.executeAsync("install-fails");
+        JobClient job = submit(runId, config, "install-fails");
         try {
             HandoverManager manager =
                     RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
@@ -169,5 +151,20 @@ class InstallOffTheTaskThreadITCase {
                 .map(line -> Long.parseLong(line.substring(0, line.indexOf('='))))
                 .filter(key -> table.ownerOf(layout.vnodeOfKey(key)) == subtask)
                 .count();
+    }
+
+    /** The skewed counts job with a transfer whose installs the test holds or fails. */
+    private static JobClient submit(String runId, Configuration config, String jobName)
+            throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        SkewedCountsJob.rhino(
+                env,
+                runId,
+                EVENTS,
+                RhinoKeyedStreamOptions.builder(NAME)
+                        .vnodes(VNODES)
+                        .stateTransfer(new BlockingInstallStateTransfer(runId))
+                        .build());
+        return env.executeAsync(jobName);
     }
 }

@@ -30,6 +30,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -105,7 +106,8 @@ class ReplicationTlsITCase {
             int victim =
                     operator.taskManagerOf(operator.view().at("/vnodes/0/taskmanager").asText());
             cluster.kill(victim);
-            deleteTree(directory.resolve("replicas-" + victim));
+            // a replacement machine: its replica disk starts empty
+            FileUtils.deleteDirectory(directory.resolve("replicas-" + victim).toFile());
             cluster.restart(victim);
             cluster.awaitTaskManagers(TASK_MANAGERS, Duration.ofSeconds(120));
             awaitRestored(cluster, jobId, beforeCrash);
@@ -172,16 +174,5 @@ class ReplicationTlsITCase {
             Thread.sleep(250);
         }
         throw new AssertionError("the job did not restore checkpoint " + checkpoint);
-    }
-
-    private static void deleteTree(Path root) throws java.io.IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var paths = Files.walk(root)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

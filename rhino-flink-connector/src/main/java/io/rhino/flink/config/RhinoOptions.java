@@ -85,6 +85,22 @@ public final class RhinoOptions {
                                     + "may already have switched. Read from the job "
                                     + "configuration when the Rhino keyed stream is built.");
 
+    /** How many vnodes a gate ships or opens at once during a handover. */
+    public static final ConfigOption<Integer> HANDOVER_THREADS =
+            ConfigOptions.key("rhino.handover.threads")
+                    .intType()
+                    .defaultValue(4)
+                    .withDescription(
+                            "How many vnodes a gate ships (origin: a RocksDB checkpoint of each,"
+                                    + " and the send of what the target's TaskManager lacks) or"
+                                    + " opens (target: restoring each RocksDB instance) at once"
+                                    + " during a handover, on threads of its own. Both mostly wait"
+                                    + " for the disk or a peer, so a few threads shorten a handover"
+                                    + " of many vnodes even on few cores; 1 moves them one after"
+                                    + " the other. The target goes on with its other vnodes while"
+                                    + " it opens; the origin's task waits for its shipments. Per"
+                                    + " gate subtask.");
+
     /** Memory a target gate holds the records of moving vnodes in before it spills them. */
     public static final ConfigOption<MemorySize> HANDOVER_BUFFER_MAX_MEMORY =
             ConfigOptions.key("rhino.handover.buffer.max-memory")

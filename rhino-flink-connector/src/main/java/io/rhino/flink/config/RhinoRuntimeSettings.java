@@ -39,6 +39,7 @@ import org.apache.flink.configuration.SecurityOptions;
 public record RhinoRuntimeSettings(
         Duration handoverTimeout,
         MemorySize handoverBufferMemory,
+        int handoverThreads,
         Duration loadReportInterval,
         Duration loadWindow,
         Rest rest,
@@ -262,6 +263,9 @@ public record RhinoRuntimeSettings(
                     handoverBufferMemory,
                     "a positive size, e.g. 64 mb");
         }
+        if (handoverThreads < 1) {
+            throw invalid(RhinoOptions.HANDOVER_THREADS, handoverThreads, "1 or more");
+        }
         Objects.requireNonNull(replication, "replication");
         Objects.requireNonNull(rest, "rest");
         Objects.requireNonNull(balancer, "balancer");
@@ -288,6 +292,7 @@ public record RhinoRuntimeSettings(
         return new RhinoRuntimeSettings(
                 handoverTimeout,
                 config.get(RhinoOptions.HANDOVER_BUFFER_MAX_MEMORY),
+                config.get(RhinoOptions.HANDOVER_THREADS),
                 config.get(RhinoOptions.LOAD_REPORT_INTERVAL),
                 config.get(RhinoOptions.LOAD_WINDOW),
                 new Rest(

@@ -48,8 +48,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -72,7 +70,6 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.ExceptionUtils;
-import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -118,10 +115,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private transient StateTransfer transfer;
     private transient volatile Map<Integer, String> replicationServiceBySubtask;
     private transient volatile PeerVnodeReplication currentReplication;
-    // vnode instances being opened off the task thread, until adopted in the mailbox
-    private final List<CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>>> preparing =
-            new ArrayList<>();
-    private transient ExecutorService installs;
+    // ships outgoing vnodes and opens incoming ones, several at once
+    private transient VnodeTransfers vnodeTransfers;
     private transient PeerVnodeReplication formerReplication;
     private transient Counter handoverBytesSent;
     private transient ReplicationProgressTracker replicationProgress;
@@ -133,6 +128,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private final java.util.BitSet endedRouters = new java.util.BitSet();
 
     private final long handoverBufferMemory;
+    private final int handoverThreads;
     private transient IncomingVnodeBuffer<T> incoming;
     private transient Counter bufferSpilledBytes;
     private final WatermarkHold watermarkHold = new WatermarkHold();
@@ -152,6 +148,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             OperatorEventGateway coordinator,
             Duration handoverTimeout,
             long handoverBufferMemory,
+            int handoverThreads,
             Duration loadReportInterval,
             RhinoRuntimeSettings.Replication replication) {
         super(parameters);
@@ -169,6 +166,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         .createExecutor(TaskMailbox.MIN_PRIORITY);
         this.handoverTimeout = handoverTimeout;
         this.handoverBufferMemory = handoverBufferMemory;
+        this.handoverThreads = handoverThreads;
         this.loadReportInterval = loadReportInterval;
         this.replication = replication;
         Environment env = parameters.getContainingTask().getEnvironment();
@@ -508,9 +506,13 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         List<ShippedVnode> shipped = new ArrayList<>();
         long copiedBytes = 0;
         long sentBytes = 0;
-        for (int vnode : handover.outgoing()) {
-            StateTransfer.Shipment shipment =
-                    transfer.ship(backend, vnode, handover.targetOf(vnode), handover.id());
+        List<Integer> outgoing = List.copyOf(handover.outgoing());
+        List<StateTransfer.Shipment> shipments =
+                vnodeTransfers()
+                        .ship(backend, outgoing, handover::targetOf, handover.id(), transfer);
+        for (int i = 0; i < outgoing.size(); i++) {
+            int vnode = outgoing.get(i);
+            StateTransfer.Shipment shipment = shipments.get(i);
             handoverBytesSent.inc(shipment.sentBytes());
             sentBytes += shipment.sentBytes();
             shipped.add(
@@ -558,16 +560,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         long start = System.nanoTime();
         VnodeKeyedStateBackend<?> backend = backend();
         CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared =
-                CompletableFuture.supplyAsync(
-                        () -> {
-                            try {
-                                return backend.prepareInstalls(() -> openAll(backend, event));
-                            } catch (Exception e) {
-                                throw new CompletionException(e);
-                            }
-                        },
-                        installThread());
-        preparing.add(prepared);
+                vnodeTransfers().open(backend, event.vnodes(), transfer);
         prepared.whenComplete(
                 (vnodes, failure) ->
                         mailbox.execute(
@@ -576,25 +569,11 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                 event.handoverId()));
     }
 
-    private void openAll(VnodeKeyedStateBackend<?> backend, InstallVnodesEvent event)
-            throws Exception {
-        for (ShippedVnode shipped : event.vnodes()) {
-            long vnodeStart = System.nanoTime();
-            transfer.install(backend, shipped.vnode(), shipped.payload());
-            LOG.info(
-                    "{} gate {} opened vnode {} in {} ms",
-                    spec.name(),
-                    subtask(),
-                    shipped.vnode(),
-                    (System.nanoTime() - vnodeStart) / 1_000_000);
-        }
-    }
-
     private void finishInstall(
             InstallVnodesEvent event,
             CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared,
             long start) {
-        preparing.remove(prepared);
+        vnodeTransfers.forget(prepared);
         try {
             install(event, prepared.join(), start);
         } catch (Throwable e) {
@@ -668,26 +647,19 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 new TargetInstalledEvent(event.handoverId(), vnodes, installMillis, replayed));
     }
 
-    private ExecutorService installThread() {
-        if (installs == null) {
-            installs =
-                    Executors.newSingleThreadExecutor(
-                            new ExecutorThreadFactory(
-                                    "rhino-install-" + spec.name() + "-" + subtask()));
+    private VnodeTransfers vnodeTransfers() {
+        if (vnodeTransfers == null) {
+            vnodeTransfers =
+                    new VnodeTransfers(spec.name() + " gate " + subtask(), handoverThreads);
         }
-        return installs;
+        return vnodeTransfers;
     }
 
     /** Instances still being opened when the task ends are dropped once open. */
     private void dropUnadoptedInstalls() {
-        for (CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared : preparing) {
-            prepared.thenAccept(
-                    vnodes -> vnodes.forEach(VnodeKeyedStateBackend.PreparedVnode::discard));
-        }
-        preparing.clear();
-        if (installs != null) {
-            installs.shutdown();
-            installs = null;
+        if (vnodeTransfers != null) {
+            vnodeTransfers.close();
+            vnodeTransfers = null;
         }
     }
 

@@ -77,6 +77,7 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
                         dispatcher.getOperatorEventGateway(operatorId),
                         settings.handoverTimeout(),
                         settings.handoverBufferMemory().getBytes(),
+                        settings.handoverThreads(),
                         settings.loadReportInterval(),
                         settings.replication());
         dispatcher.registerEventHandler(operatorId, gate);

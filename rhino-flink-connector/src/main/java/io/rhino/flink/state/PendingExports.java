@@ -41,13 +41,21 @@ final class PendingExports {
 
     private final Set<Path> directories = new HashSet<>();
 
-    /** Writes an export, deleting what it wrote if it fails. */
-    synchronized VnodeExport export(Path directory, Writer writer) throws Exception {
-        directories.removeIf(installed -> !Files.exists(installed));
-        boolean existed = Files.exists(directory);
+    /**
+     * Writes an export, deleting what it wrote if it fails. Several vnodes may export at once: only
+     * the bookkeeping is exclusive.
+     */
+    VnodeExport export(Path directory, Writer writer) throws Exception {
+        boolean existed;
+        synchronized (this) {
+            directories.removeIf(installed -> !Files.exists(installed));
+            existed = Files.exists(directory);
+        }
         try {
             VnodeExport export = writer.write(directory);
-            directories.add(directory);
+            synchronized (this) {
+                directories.add(directory);
+            }
             return export;
         } catch (Exception e) {
             if (!existed) {

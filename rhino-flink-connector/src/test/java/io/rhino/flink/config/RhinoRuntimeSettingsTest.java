@@ -93,4 +93,14 @@ class RhinoRuntimeSettingsTest {
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("rhino.handover.buffer.max-memory");
     }
+
+    @Test
+    void noHandoverThreadIsRefused() {
+        Configuration config = new Configuration();
+        config.set(RhinoOptions.HANDOVER_THREADS, 0);
+        assertThatThrownBy(() -> read(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.handover.threads")
+                .hasMessageContaining("1 or more");
+    }
 }

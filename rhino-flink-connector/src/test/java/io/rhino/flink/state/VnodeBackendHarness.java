@@ -44,16 +44,18 @@ import org.apache.flink.util.concurrent.FutureUtils;
  * Creates vnode backends for subtasks of one Rhino operator in this JVM, on real RocksDB, and
  * checkpoints them to a local checkpoint directory, as one TaskManager would.
  */
-final class VnodeBackendHarness implements AutoCloseable {
+public final class VnodeBackendHarness implements AutoCloseable {
 
     private final RhinoOperatorSpec spec;
     private final java.nio.file.Path checkpointDir;
     private final JobID jobId = new JobID();
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private final java.util.Map<Integer, java.io.File> workingDirectories =
+            new java.util.HashMap<>();
 
     private final TtlTimeProvider ttlTimeProvider;
 
-    VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
+    public VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
         this(spec, checkpointDir, TtlTimeProvider.DEFAULT);
     }
 
@@ -64,8 +66,8 @@ final class VnodeBackendHarness implements AutoCloseable {
         this.ttlTimeProvider = ttlTime;
     }
 
-    VnodeKeyedStateBackend<Long> create(int subtask, Collection<KeyedStateHandle> restoreFrom)
-            throws Exception {
+    public VnodeKeyedStateBackend<Long> create(
+            int subtask, Collection<KeyedStateHandle> restoreFrom) throws Exception {
         MockEnvironment env =
                 new MockEnvironmentBuilder()
                         .setParallelism(spec.parallelism())
@@ -74,6 +76,7 @@ final class VnodeBackendHarness implements AutoCloseable {
                         .setManagedMemorySize(64L << 20)
                         .build();
         resources.add(env);
+        workingDirectories.put(subtask, env.getTaskManagerInfo().getTmpWorkingDirectory());
         KeyGroupRange subtaskRange =
                 KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                         spec.numKeyGroups(), spec.parallelism(), subtask);
@@ -103,8 +106,13 @@ final class VnodeBackendHarness implements AutoCloseable {
         return backend;
     }
 
+    /** Where the last backend created for {@code subtask} keeps its RocksDB instances. */
+    public java.io.File workingDirectory(int subtask) {
+        return workingDirectories.get(subtask);
+    }
+
     /** Runs a whole checkpoint of the backend and reports it complete. */
-    KeyedStateHandle checkpoint(VnodeKeyedStateBackend<Long> backend, long checkpointId)
+    public KeyedStateHandle checkpoint(VnodeKeyedStateBackend<Long> backend, long checkpointId)
             throws Exception {
         return checkpoint(backend, checkpointId, 1024);
     }

@@ -1,0 +1,185 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.VnodeBackendHarness;
+import io.rhino.flink.state.VnodeKeyedStateBackend;
+import io.rhino.flink.state.VnodeKeyedStateBackend.PreparedVnode;
+import io.rhino.handover.ShippedVnode;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Moves every vnode of one subtask to another on real RocksDB with several vnodes shipped and
+ * opened at once, and checks each key's state arrives, and that a failed open leaves no instance.
+ */
+class VnodeTransfersTest {
+
+    private static final RhinoOperatorSpec SPEC = new RhinoOperatorSpec("op", 128, 8, 2, 2);
+    private static final ValueStateDescriptor<Long> VALUE =
+            new ValueStateDescriptor<>("value", Types.LONG);
+
+    @TempDir Path tmp;
+    private VnodeBackendHarness harness;
+    private final VnodeTransfers transfers = new VnodeTransfers("op gate 1", 3);
+
+    @BeforeEach
+    void setUp() {
+        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        transfers.close();
+        harness.close();
+    }
+
+    @Test
+    void vnodesShippedAndOpenedAtOnceKeepEveryKeysState() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+        List<Long> keys = LongStream.range(0, 2_000).boxed().toList();
+        List<Long> originKeys = keys.stream().filter(k -> owner(k) == 0).toList(); // vnodes 0..3
+        write(origin, originKeys);
+        harness.checkpoint(origin, 1);
+        List<Integer> moving = List.of(0, 1, 2, 3);
+
+        List<ShippedVnode> shipped = ship(origin, moving, new LocalDirectoryStateTransfer());
+        List<PreparedVnode> opened =
+                transfers
+                        .open(target, shipped, new LocalDirectoryStateTransfer())
+                        .get(1, TimeUnit.MINUTES);
+        for (PreparedVnode vnode : opened) {
+            target.adoptVnode(vnode);
+        }
+        moving.forEach(origin::removeVnode);
+
+        assertThat(target.ownedVnodes()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        ValueState<Long> values = values(target);
+        for (long key : originKeys) {
+            target.setCurrentKey(key);
+            assertThat(values.value()).as("key %d", key).isEqualTo(key * 7);
+        }
+    }
+
+    @Test
+    void aFailedOpenDropsTheVnodesThatOpened() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+        write(origin, LongStream.range(0, 500).boxed().filter(k -> owner(k) == 0).toList());
+        List<ShippedVnode> shipped =
+                ship(origin, List.of(0, 1, 2, 3), new LocalDirectoryStateTransfer());
+        int instancesBefore = rocksDbInstances();
+        assertThat(instancesBefore).as("the target's own vnodes 4..7").isEqualTo(4);
+
+        StateTransfer local = new LocalDirectoryStateTransfer();
+        StateTransfer failingOnVnode2 =
+                new StateTransfer() {
+                    @Override
+                    public Shipment ship(
+                            VnodeKeyedStateBackend<?> backend,
+                            int vnode,
+                            int targetSubtask,
+                            HandoverId handover)
+                            throws Exception {
+                        return local.ship(backend, vnode, targetSubtask, handover);
+                    }
+
+                    @Override
+                    public void install(
+                            VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
+                            throws Exception {
+                        if (vnode == 2) {
+                            throw new IllegalStateException("Injected open failure of vnode 2");
+                        }
+                        local.install(backend, vnode, payload);
+                    }
+                };
+        assertThatThrownBy(
+                        () ->
+                                transfers
+                                        .open(target, shipped, failingOnVnode2)
+                                        .get(1, TimeUnit.MINUTES))
+                .hasRootCauseMessage("Injected open failure of vnode 2");
+
+        assertThat(target.ownedVnodes()).containsExactly(4, 5, 6, 7);
+        assertThat(rocksDbInstances())
+                .as("the instances of vnodes 0, 1 and 3 were opened, then dropped")
+                .isEqualTo(instancesBefore);
+    }
+
+    private List<ShippedVnode> ship(
+            VnodeKeyedStateBackend<Long> origin, List<Integer> vnodes, StateTransfer transfer)
+            throws Exception {
+        HandoverId handover = HandoverId.random();
+        List<StateTransfer.Shipment> shipments =
+                transfers.ship(origin, vnodes, vnode -> 1, handover, transfer);
+        List<ShippedVnode> shipped = new ArrayList<>();
+        for (int i = 0; i < vnodes.size(); i++) {
+            shipped.add(new ShippedVnode(vnodes.get(i), 0, 1, shipments.get(i).payload()));
+        }
+        return shipped;
+    }
+
+    private static int owner(long key) {
+        return SPEC.layout().vnodeOfKey(key) < 4 ? 0 : 1;
+    }
+
+    private static void write(VnodeKeyedStateBackend<Long> backend, List<Long> keys)
+            throws Exception {
+        ValueState<Long> values = values(backend);
+        for (long key : keys) {
+            backend.setCurrentKey(key);
+            values.update(key * 7);
+        }
+    }
+
+    private static ValueState<Long> values(VnodeKeyedStateBackend<Long> backend) throws Exception {
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
+    }
+
+    /** The target's RocksDB instances (each directory holds a CURRENT file) of this test. */
+    private int rocksDbInstances() throws Exception {
+        String targetInstances = "_op_op_1_vnode_";
+        try (Stream<Path> files = Files.walk(harness.workingDirectory(1).toPath(), 3)) {
+            return (int)
+                    files.filter(f -> f.getFileName().toString().equals("CURRENT"))
+                            .filter(f -> f.toString().contains(targetInstances))
+                            .count();
+        }
+    }
+}

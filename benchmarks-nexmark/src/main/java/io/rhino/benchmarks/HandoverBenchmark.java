@@ -108,6 +108,7 @@ public final class HandoverBenchmark {
             int rocksdbFilesOpen,
             boolean toActive,
             boolean peers,
+            int handoverThreads,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -162,6 +163,10 @@ public final class HandoverBenchmark {
                                         + " them from its replicas after receiving the delta"
                                         + " since the last checkpoint over the replication"
                                         + " protocol")
+                        .flag(
+                                "handover-threads",
+                                RhinoOptions.HANDOVER_THREADS.defaultValue(),
+                                "rhino.handover.threads: vnodes shipped or opened at once")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
@@ -194,6 +199,7 @@ public final class HandoverBenchmark {
                         args.getInt("rocksdb-files-open", -1),
                         target.equals("active"),
                         replication.equals("peers"),
+                        args.getInt("handover-threads", 1),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -233,6 +239,9 @@ public final class HandoverBenchmark {
         BitSet moving = bits(initial.vnodesOwnedBy(0));
         StreamExecutionEnvironment env =
                 environment("io.rhino.flink.state.RhinoStateBackendFactory", dir, settings);
+        Configuration handovers = new Configuration();
+        handovers.set(RhinoOptions.HANDOVER_THREADS, settings.handoverThreads());
+        env.configure(handovers);
         if (settings.peers()) {
             Configuration replication = new Configuration();
             replication.set(RhinoOptions.REPLICATION_MODE, "peers");

@@ -91,7 +91,8 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                             ? ""
                             : String.format(
                                     Locale.ROOT,
-                                    ", exported in %d ms copying %s",
+                                    ", vnode exports %d ms summed (several run at once),"
+                                            + " copying %s",
                                     h.exportMillis(),
                                     bytes(h.copiedBytes()));
             out.printf(

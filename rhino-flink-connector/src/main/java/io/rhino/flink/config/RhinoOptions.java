@@ -59,7 +59,13 @@ public final class RhinoOptions {
                     .withDescription(
                             "Number of key groups of each Rhino keyed operator, i.e. the "
                                     + "operator's max parallelism. Fixed for the life of the "
-                                    + "job's state.");
+                                    + "job's state. Each key group costs a little heap in every "
+                                    + "timer service of the vnode holding it (Flink's RocksDB "
+                                    + "timer queue keeps a cached queue per key group): a job "
+                                    + "with many timers spends noticeably more time in garbage "
+                                    + "collection at the default than with a few hundred key "
+                                    + "groups (see docs/benchmarks.md); it must be at least "
+                                    + "the number of vnodes.");
 
     /** How many completed checkpoints' files the backend keeps. */
     public static final ConfigOption<Integer> RETAINED_CHECKPOINTS =

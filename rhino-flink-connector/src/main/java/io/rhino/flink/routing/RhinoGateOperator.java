@@ -573,7 +573,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             InstallVnodesEvent event,
             CompletableFuture<List<VnodeKeyedStateBackend.PreparedVnode>> prepared,
             long start) {
-        vnodeTransfers.forget(prepared);
+        if (vnodeTransfers != null) {
+            vnodeTransfers.forget(prepared);
+        }
         try {
             install(event, prepared.join(), start);
         } catch (Throwable e) {

@@ -213,7 +213,7 @@ final class VnodeTransfers {
                             60,
                             TimeUnit.SECONDS,
                             new LinkedBlockingQueue<>(),
-                            new ExecutorThreadFactory("rhino-install-" + name));
+                            new ExecutorThreadFactory("rhino-handover-" + name));
             // handovers are rare: no idle threads between them
             pool.allowCoreThreadTimeOut(true);
         }

@@ -24,6 +24,9 @@ import java.io.Serializable;
  * coordinator, and the target calls {@link #install}. Implementations: {@link
  * LocalDirectoryStateTransfer} (TaskManagers on one machine); replication will add one that finds
  * the state already on the target's disk.
+ *
+ * <p>A gate ships (or installs) several vnodes at once, each on its own thread: implementations
+ * must allow concurrent calls for different vnodes of one backend.
  */
 public interface StateTransfer extends Serializable {
 

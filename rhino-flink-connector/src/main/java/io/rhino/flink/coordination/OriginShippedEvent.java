@@ -20,11 +20,12 @@ import java.util.List;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
- * Origin gate → coordinator: aligned on every router's marker, exported and dropped its outgoing
- * vnodes; here is where to install them from.
+ * Origin gate → coordinator: aligned on every router's marker and shipped these of its outgoing
+ * vnodes; here is where to install them from. An origin sends one per vnode as each is shipped, so
+ * that targets start installing before the origin's last vnode is out.
  *
  * @param alignMillis from the first marker to the last one at this origin
- * @param exportMillis exporting the vnodes' state
+ * @param exportMillis from the start of the origin's shipments until these vnodes were shipped
  * @param copiedBytes bytes the export copied (the delta since the last checkpoint)
  * @param sentBytes bytes sent to other TaskManagers (what they did not hold of the vnodes)
  */

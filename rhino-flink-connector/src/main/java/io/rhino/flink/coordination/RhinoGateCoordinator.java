@@ -19,6 +19,7 @@ import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
+import io.rhino.handover.ShippedVnode;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -88,21 +89,20 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     @Override
     public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
         if (event instanceof OriginShippedEvent shipped) {
-            LOG.info(
-                    "Handover {} of '{}': origin {} aligned {} ms after its first marker, exported"
-                            + " {} vnodes in {} ms, copying {} bytes (the rest hard-linked) and"
-                            + " sending {} bytes to other TaskManagers",
+            LOG.debug(
+                    "Handover {} of '{}': origin {} shipped vnodes {} {} ms after it aligned ({} ms"
+                            + " after its first marker), copying {} bytes and sending {} bytes",
                     shipped.handoverId(),
                     spec.name(),
                     subtask,
-                    shipped.alignMillis(),
-                    shipped.vnodes().size(),
+                    shipped.vnodes().stream().map(ShippedVnode::vnode).toList(),
                     shipped.exportMillis(),
+                    shipped.alignMillis(),
                     shipped.copiedBytes(),
                     shipped.sentBytes());
             manager.onOriginShipped(shipped.handoverId(), subtask, shipped.vnodes());
         } else if (event instanceof TargetInstalledEvent installed) {
-            LOG.info(
+            LOG.debug(
                     "Handover {} of '{}': target {} installed vnodes {} in {} ms and replayed {}"
                             + " records that had waited for them",
                     installed.handoverId(),

@@ -40,7 +40,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -503,35 +502,49 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         long alignMillis = handover.millisSinceFirstMarker();
         long start = System.nanoTime();
         VnodeKeyedStateBackend<?> backend = backend();
-        List<ShippedVnode> shipped = new ArrayList<>();
-        long copiedBytes = 0;
-        long sentBytes = 0;
-        List<Integer> outgoing = List.copyOf(handover.outgoing());
-        List<StateTransfer.Shipment> shipments =
-                vnodeTransfers()
-                        .ship(backend, outgoing, handover::targetOf, handover.id(), transfer);
-        for (int i = 0; i < outgoing.size(); i++) {
-            int vnode = outgoing.get(i);
-            StateTransfer.Shipment shipment = shipments.get(i);
-            handoverBytesSent.inc(shipment.sentBytes());
-            sentBytes += shipment.sentBytes();
-            shipped.add(
-                    new ShippedVnode(
-                            vnode, subtask(), handover.targetOf(vnode), shipment.payload()));
-            copiedBytes += shipment.copiedBytes();
-        }
-        handover.markShipped();
-        // Report before disposing: the exports are complete and independent of the origin's
-        // instances, so the target can install while the origin closes them (closing a RocksDB
-        // instance waits for its running compactions, which grows with the state).
-        coordinator.sendEventToCoordinator(
-                new OriginShippedEvent(
+        long[] copiedAndSent = new long[2];
+        // Each vnode is reported as soon as it is shipped, so that its target opens it while the
+        // others still ship. The exports are complete and independent of the origin's instances.
+        vnodeTransfers()
+                .ship(
+                        backend,
+                        List.copyOf(handover.outgoing()),
+                        handover::targetOf,
                         handover.id(),
-                        shipped,
-                        alignMillis,
-                        (System.nanoTime() - start) / 1_000_000,
-                        copiedBytes,
-                        sentBytes));
+                        transfer,
+                        (vnode, shipment) -> {
+                            handoverBytesSent.inc(shipment.sentBytes());
+                            copiedAndSent[0] += shipment.copiedBytes();
+                            copiedAndSent[1] += shipment.sentBytes();
+                            coordinator.sendEventToCoordinator(
+                                    new OriginShippedEvent(
+                                            handover.id(),
+                                            List.of(
+                                                    new ShippedVnode(
+                                                            vnode,
+                                                            subtask(),
+                                                            handover.targetOf(vnode),
+                                                            shipment.payload())),
+                                            alignMillis,
+                                            (System.nanoTime() - start) / 1_000_000,
+                                            shipment.copiedBytes(),
+                                            shipment.sentBytes()));
+                        });
+        handover.markShipped();
+        LOG.info(
+                "{} gate {} shipped vnodes {} of handover {} in {} ms ({} ms after its first"
+                        + " marker), copying {} bytes (the rest hard-linked) and sending {} bytes"
+                        + " to other TaskManagers",
+                spec.name(),
+                subtask(),
+                handover.outgoing(),
+                handover.id(),
+                (System.nanoTime() - start) / 1_000_000,
+                alignMillis,
+                copiedAndSent[0],
+                copiedAndSent[1]);
+        // Closing a RocksDB instance waits for its running compactions, which grows with the
+        // state: only now, while the targets already install.
         for (int vnode : handover.outgoing()) {
             backend.removeVnode(vnode);
         }
@@ -551,7 +564,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     }
 
     /**
-     * Opens the incoming vnodes' instances on the install thread while this task goes on with the
+     * Opens the incoming vnodes' instances on the handover threads while this task goes on with the
      * records of its other vnodes (those of the incoming ones wait in the buffer, and no checkpoint
      * starts before the handover ends), then adopts them in the mailbox.
      */

@@ -23,7 +23,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -66,46 +68,58 @@ final class VnodeTransfers {
         this.threads = threads;
     }
 
+    /** Hears of each vnode's shipment on the task thread, as soon as that vnode is shipped. */
+    @FunctionalInterface
+    interface ShipmentListener {
+        void shipped(int vnode, StateTransfer.Shipment shipment) throws Exception;
+    }
+
     /**
      * Ships {@code vnodes} out of {@code backend} with {@code transfer}, several at once, and waits
-     * for all of them; on the task thread, which must not touch these vnodes meanwhile.
+     * for all of them; on the task thread, which must not touch these vnodes meanwhile. Each
+     * shipment goes to {@code listener} on this thread as soon as it completes, in the order they
+     * complete, so that its target can start opening it while the others still ship.
      *
-     * @return the shipments, in the order of {@code vnodes}
-     * @throws Exception a vnode's failure (the other shipments are interrupted)
+     * @throws Exception a vnode's failure or the listener's (the other shipments are interrupted)
      */
-    List<StateTransfer.Shipment> ship(
+    void ship(
             VnodeKeyedStateBackend<?> backend,
             List<Integer> vnodes,
             IntUnaryOperator targetOf,
             HandoverId handover,
-            StateTransfer transfer)
+            StateTransfer transfer,
+            ShipmentListener listener)
             throws Exception {
-        List<Future<StateTransfer.Shipment>> each = new ArrayList<>();
+        CompletionService<Shipped> completed = new ExecutorCompletionService<>(pool());
+        List<Future<Shipped>> each = new ArrayList<>();
         for (int vnode : vnodes) {
             each.add(
-                    pool().submit(
-                                    () ->
+                    completed.submit(
+                            () ->
+                                    new Shipped(
+                                            vnode,
                                             transfer.ship(
                                                     backend,
                                                     vnode,
                                                     targetOf.applyAsInt(vnode),
-                                                    handover)));
+                                                    handover))));
         }
         try {
-            List<StateTransfer.Shipment> shipments = new ArrayList<>();
-            for (Future<StateTransfer.Shipment> shipment : each) {
-                shipments.add(shipment.get());
+            for (int i = 0; i < each.size(); i++) {
+                Shipped shipped = completed.take().get();
+                listener.shipped(shipped.vnode(), shipped.shipment());
             }
-            return shipments;
         } catch (ExecutionException e) {
             stopShipping(each);
             throw e.getCause() instanceof Exception cause ? cause : e;
-        } catch (InterruptedException e) {
-            // the task is cancelled: so are the shipments (a stuck send or export included)
+        } catch (Exception e) {
+            // cancelled task (interrupt: a stuck send or export stops too) or failed report
             stopShipping(each);
             throw e;
         }
     }
+
+    private record Shipped(int vnode, StateTransfer.Shipment shipment) {}
 
     /**
      * Interrupts the shipments and waits a while for them to end: the backend may be disposed next,
@@ -175,7 +189,7 @@ final class VnodeTransfers {
             List<PreparedVnode> opened =
                     backend.prepareInstalls(
                             () -> transfer.install(backend, vnode.vnode(), vnode.payload()));
-            LOG.info(
+            LOG.debug(
                     "{} opened vnode {} in {} ms",
                     name,
                     vnode.vnode(),

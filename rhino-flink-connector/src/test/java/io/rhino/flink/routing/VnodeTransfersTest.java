@@ -29,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -141,16 +142,63 @@ class VnodeTransfersTest {
                 .isEqualTo(instancesBefore);
     }
 
+    @Test
+    void eachShipmentIsReportedAsSoonAsItIsShipped() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        write(origin, LongStream.range(0, 500).boxed().filter(k -> owner(k) == 0).toList());
+        StateTransfer local = new LocalDirectoryStateTransfer();
+        CountDownLatch othersReported = new CountDownLatch(3);
+        // vnode 0 ships only once the three others were reported: reports held until every
+        // shipment ended would make it give up
+        StateTransfer vnode0Last =
+                new StateTransfer() {
+                    @Override
+                    public Shipment ship(
+                            VnodeKeyedStateBackend<?> backend,
+                            int vnode,
+                            int targetSubtask,
+                            HandoverId handover)
+                            throws Exception {
+                        if (vnode == 0 && !othersReported.await(30, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("the other vnodes were not reported");
+                        }
+                        return local.ship(backend, vnode, targetSubtask, handover);
+                    }
+
+                    @Override
+                    public void install(
+                            VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload) {
+                        throw new UnsupportedOperationException();
+                    }
+                };
+        List<Integer> reported = new ArrayList<>();
+
+        transfers.ship(
+                origin,
+                List.of(0, 1, 2, 3),
+                vnode -> 1,
+                HandoverId.random(),
+                vnode0Last,
+                (vnode, shipment) -> {
+                    reported.add(vnode);
+                    othersReported.countDown();
+                });
+
+        assertThat(reported).containsExactlyInAnyOrder(0, 1, 2, 3).endsWith(0);
+    }
+
     private List<ShippedVnode> ship(
             VnodeKeyedStateBackend<Long> origin, List<Integer> vnodes, StateTransfer transfer)
             throws Exception {
-        HandoverId handover = HandoverId.random();
-        List<StateTransfer.Shipment> shipments =
-                transfers.ship(origin, vnodes, vnode -> 1, handover, transfer);
         List<ShippedVnode> shipped = new ArrayList<>();
-        for (int i = 0; i < vnodes.size(); i++) {
-            shipped.add(new ShippedVnode(vnodes.get(i), 0, 1, shipments.get(i).payload()));
-        }
+        transfers.ship(
+                origin,
+                vnodes,
+                vnode -> 1,
+                HandoverId.random(),
+                transfer,
+                (vnode, shipment) ->
+                        shipped.add(new ShippedVnode(vnode, 0, 1, shipment.payload())));
         return shipped;
     }
 

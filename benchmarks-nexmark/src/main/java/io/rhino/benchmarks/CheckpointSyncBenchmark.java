@@ -63,17 +63,19 @@ import org.slf4j.LoggerFactory;
 /**
  * How long checkpoints stall the task threads (issue 12, goal 4): Flink's synchronous checkpoint
  * phase of a keyed RocksDB operator, Rhino (many vnode instances per subtask) against plain Flink
- * (one instance per subtask), with the same state. Each system fills {@code --state-gb} of
- * incompressible values at full speed, with a checkpoint every {@code --fill-checkpoint-seconds}
- * during the fill, then takes {@code --rest-checkpoints} checkpoints at rest under a trickle of
- * writes. Every checkpoint's slowest subtask synchronous duration (what Flink reports as {@code
- * sync_duration}) and end-to-end duration come from Flink's checkpoint statistics; the table is
- * printed and written as CSV.
+ * (one instance per subtask), with the same state; {@code rhino-replicated} replicates every
+ * checkpoint to a second TaskManager. Each system fills {@code --state-gb} of incompressible values
+ * at full speed, with a checkpoint every {@code --fill-checkpoint-seconds} during the fill, then
+ * takes {@code --rest-checkpoints} checkpoints at rest under a trickle of writes. Every
+ * checkpoint's slowest subtask synchronous duration (what Flink reports as {@code sync_duration})
+ * and end-to-end duration come from Flink's checkpoint statistics; the table is printed and written
+ * as CSV.
  */
 public final class CheckpointSyncBenchmark {
 
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointSyncBenchmark.class);
     private static final String OPERATOR = "state";
+    private static final String REPLICATED = "rhino-replicated";
     private static final Map<String, AtomicLong> FILLED = new ConcurrentHashMap<>();
 
     /** One checkpoint of one system. */
@@ -110,7 +112,11 @@ public final class CheckpointSyncBenchmark {
                                 "pause between checkpoints in the fill")
                         .flag("rest-checkpoints", 3, "checkpoints after the fill")
                         .flag("managed-memory", "512m", "managed memory of the TaskManager")
-                        .flag("suts", "rhino,flink", "systems, comma-separated")
+                        .flag(
+                                "suts",
+                                "rhino,flink",
+                                "systems, comma-separated: rhino, rhino-replicated (factor 2 to a"
+                                        + " second TaskManager), flink")
                         .flag("dir", System.getProperty("java.io.tmpdir"), "working directory")
                         .flag("out", "benchmarks-nexmark/target/checkpoint-sync.csv", "CSV file");
         if (!args.parse(argv)) {
@@ -126,7 +132,7 @@ public final class CheckpointSyncBenchmark {
                 Path dir = work.resolve(sut.trim());
                 try (EmbeddedCluster cluster =
                         EmbeddedCluster.start(
-                                1,
+                                sut.trim().equals(REPLICATED) ? 2 : 1,
                                 parallelism + 1,
                                 dir,
                                 MemorySize.parse(args.get("managed-memory")))) {
@@ -174,6 +180,10 @@ public final class CheckpointSyncBenchmark {
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("cp").toUri().toString());
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
         config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
+        if (sut.equals(REPLICATED)) {
+            PeerReplicationOptions.factorTwo(
+                    config, dir.resolve("replicas"), "checkpoint-sync-benchmark");
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
         DataStream<Tuple2<Long, byte[]>> fill =

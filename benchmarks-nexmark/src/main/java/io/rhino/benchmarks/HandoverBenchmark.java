@@ -244,10 +244,8 @@ public final class HandoverBenchmark {
         env.configure(handovers);
         if (settings.peers()) {
             Configuration replication = new Configuration();
-            replication.set(RhinoOptions.REPLICATION_MODE, "peers");
-            replication.set(RhinoOptions.REPLICATION_FACTOR, 2);
-            replication.set(RhinoOptions.REPLICATION_DIR, dir.resolve("replicas").toString());
-            replication.set(RhinoOptions.REPLICATION_SECRET, "handover-benchmark");
+            PeerReplicationOptions.factorTwo(
+                    replication, dir.resolve("replicas"), "handover-benchmark");
             replication.set(RhinoOptions.REPLICATION_TIMEOUT, Duration.ofMinutes(15));
             env.configure(replication);
         }

@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.flink.config.RhinoOptions;
+import io.rhino.benchmarks.PeerReplicationOptions;
 import java.nio.file.Path;
 import java.util.UUID;
 import org.apache.flink.configuration.Configuration;
@@ -34,11 +34,9 @@ final class ReplicatedRhinoSut extends RhinoSut {
     @Override
     void configureJob(Configuration config, Path checkpointDir) {
         super.configureJob(config, checkpointDir);
-        config.set(RhinoOptions.REPLICATION_MODE, "peers");
-        config.set(RhinoOptions.REPLICATION_FACTOR, 2);
-        config.set(
-                RhinoOptions.REPLICATION_DIR,
-                checkpointDir.resolveSibling(checkpointDir.getFileName() + "-replicas").toString());
-        config.set(RhinoOptions.REPLICATION_SECRET, UUID.randomUUID().toString());
+        PeerReplicationOptions.factorTwo(
+                config,
+                checkpointDir.resolveSibling(checkpointDir.getFileName() + "-replicas"),
+                UUID.randomUUID().toString());
     }
 }

@@ -217,11 +217,21 @@ public final class PeerVnodeReplication implements VnodeReplication {
             throws Exception {
         Path directory = captureRoot.resolve("chk-" + checkpointId + "-" + System.nanoTime());
         Map<Integer, Path> captured = new LinkedHashMap<>();
+        Map<Integer, Path> flinkSnapshots = new HashMap<>();
         Map<Integer, Object> instances = new HashMap<>();
         try {
             for (Map.Entry<Integer, CheckpointableKeyedStateBackend<?>> vnode : vnodes.entrySet()) {
                 Path vnodeDirectory = directory.resolve("vnode-" + vnode.getKey());
-                LiveInstanceFiles.checkpoint(vnode.getValue(), vnodeDirectory);
+                // Flink's snapshot has just taken a RocksDB checkpoint of the instance: its files
+                // are linked in the asynchronous phase instead of taking a second one here, which
+                // would stop the task for another round of syncs per vnode
+                Optional<Path> flinks =
+                        LiveInstanceFiles.flinkSnapshotDirectory(vnode.getValue(), checkpointId);
+                if (flinks.isPresent()) {
+                    flinkSnapshots.put(vnode.getKey(), flinks.get());
+                } else {
+                    LiveInstanceFiles.checkpoint(vnode.getValue(), vnodeDirectory);
+                }
                 captured.put(vnode.getKey(), vnodeDirectory);
                 instances.put(vnode.getKey(), vnode.getValue());
             }
@@ -229,23 +239,30 @@ public final class PeerVnodeReplication implements VnodeReplication {
             FileUtils.deleteDirectoryQuietly(directory.toFile());
             throw e;
         }
-        return new Captured(checkpointId, directory, captured, instances);
+        return new Captured(checkpointId, directory, captured, flinkSnapshots, instances);
     }
 
     private final class Captured implements Capture {
         private final long checkpointId;
         private final Path directory;
         private final Map<Integer, Path> byVnode;
+        private final Map<Integer, Path> flinkSnapshots;
         private final Map<Integer, Object> instances;
 
+        /**
+         * @param flinkSnapshots vnodes whose files are still to be linked from the RocksDB
+         *     checkpoint of Flink's snapshot, which exists until the vnode's snapshot future ends
+         */
         Captured(
                 long checkpointId,
                 Path directory,
                 Map<Integer, Path> byVnode,
+                Map<Integer, Path> flinkSnapshots,
                 Map<Integer, Object> instances) {
             this.checkpointId = checkpointId;
             this.directory = directory;
             this.byVnode = byVnode;
+            this.flinkSnapshots = flinkSnapshots;
             this.instances = instances;
         }
 
@@ -262,6 +279,10 @@ public final class PeerVnodeReplication implements VnodeReplication {
             long started = System.nanoTime();
             long bytes = 0;
             try {
+                // before the vnodes' snapshot futures run: they delete Flink's checkpoints
+                for (Map.Entry<Integer, Path> flinks : flinkSnapshots.entrySet()) {
+                    LiveInstanceFiles.link(flinks.getValue(), byVnode.get(flinks.getKey()));
+                }
                 synchronized (rounds) {
                     for (int vnode : replicatedSst.keySet()) {
                         if (!byVnode.containsKey(vnode)) {

@@ -14,9 +14,13 @@
 
 package io.rhino.flink.state;
 
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
 import org.rocksdb.Checkpoint;
@@ -55,6 +59,50 @@ public final class LiveInstanceFiles {
         RocksDB db = (RocksDB) DB.get(rocksdb);
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
             checkpoint.createCheckpoint(directory.toString());
+        }
+    }
+
+    /**
+     * The RocksDB checkpoint that Flink's snapshot of this instance took for {@code checkpointId}
+     * in its synchronous part, while its asynchronous part has not ended: {@code chk-<id>} beside
+     * the instance's {@code db} directory (Flink 2.2.1's {@code RocksDBSnapshotStrategyBase}).
+     * Empty where Flink took none there: with local recovery its snapshots go to the local state
+     * directory, and an instance without state snapshots to nothing.
+     */
+    public static Optional<Path> flinkSnapshotDirectory(
+            CheckpointableKeyedStateBackend<?> vnodeBackend, long checkpointId) {
+        if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
+            return Optional.empty();
+        }
+        try {
+            RocksDB db = (RocksDB) DB.get(rocksdb);
+            Path directory = Paths.get(db.getName()).getParent().resolve("chk-" + checkpointId);
+            return Files.isRegularFile(directory.resolve("CURRENT"))
+                    ? Optional.of(directory)
+                    : Optional.empty();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Creates {@code target} (which must not exist) with hard links to every file of the RocksDB
+     * checkpoint in {@code source}, or copies where a link cannot be made (another file system).
+     */
+    public static void link(Path source, Path target) throws IOException {
+        Files.createDirectories(target);
+        try (Stream<Path> files = Files.list(source)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                if (!Files.isRegularFile(file)) {
+                    continue;
+                }
+                Path linked = target.resolve(file.getFileName().toString());
+                try {
+                    Files.createLink(linked, file);
+                } catch (UnsupportedOperationException | IOException e) {
+                    Files.copy(file, linked);
+                }
+            }
         }
     }
 

@@ -31,21 +31,30 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+import org.apache.flink.util.concurrent.FutureUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A vnode rebuilt from a replica replicates, to a chain that holds that replica, only what it
- * lacks: the holder's SST copies stay the same files (same inodes), in the same instance directory.
- * Without the seed, every file goes again into a new instance directory.
+ * What a chain receives of a vnode's checkpoint. A vnode rebuilt from a replica replicates, to a
+ * chain that holds that replica, only what it lacks: the holder's SST copies stay the same files
+ * (same inodes), in the same instance directory. Without the seed, every file goes again into a new
+ * instance directory. And a replica holds the files of Flink's snapshot of the checkpoint, not what
+ * the instance wrote after the checkpoint's synchronous phase.
  */
 class ReplicaSeedTest {
 
@@ -176,6 +185,66 @@ class ReplicaSeedTest {
                             .isPresent();
                 }
             }
+        }
+    }
+
+    @Test
+    void aReplicaHoldsTheFilesOfFlinksSnapshotNotLaterWrites() throws Exception {
+        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
+        primary = service("127.0.0.2", "primary");
+        holder = service("127.0.0.3", "holder");
+        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
+        put(backend);
+        backend.replicateWith(replication(new AtomicLong()));
+
+        // the synchronous phase of checkpoint 1 only; its asynchronous phase runs below
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase =
+                backend.snapshot(
+                        1,
+                        System.currentTimeMillis(),
+                        new FsCheckpointStreamFactory(
+                                org.apache.flink.core.fs.FileSystem.getLocalFileSystem(),
+                                new org.apache.flink.core.fs.Path(
+                                        Files.createDirectories(tmp.resolve("chk-1")).toUri()),
+                                new org.apache.flink.core.fs.Path(
+                                        Files.createDirectories(tmp.resolve("shared")).toUri()),
+                                1024,
+                                4096),
+                        CheckpointOptions.forCheckpointWithDefaultLocation());
+        Map<Integer, Set<String>> flinksSsts = new HashMap<>();
+        for (int vnode : backend.ownedVnodes()) {
+            Path snapshot =
+                    LiveInstanceFiles.flinkSnapshotDirectory(backend.vnodeBackend(vnode), 1)
+                            .orElseThrow();
+            flinksSsts.put(vnode, sstNames(snapshot));
+        }
+        // written and flushed into new SST files before the asynchronous phase
+        put(backend);
+        for (int vnode : backend.ownedVnodes()) {
+            LiveInstanceFiles.checkpoint(
+                    backend.vnodeBackend(vnode), tmp.resolve("flushed-" + vnode));
+            assertThat(sstNames(tmp.resolve("flushed-" + vnode)))
+                    .as("vnode %d's SST files after the later writes", vnode)
+                    .isNotEqualTo(flinksSsts.get(vnode));
+        }
+        FutureUtils.runIfNotDoneAndGet(asyncPhase);
+
+        for (int vnode : backend.ownedVnodes()) {
+            Set<String> replicated = new HashSet<>();
+            for (String file : ssts(listing(ReplicaListing.vnodeDirectory(PREFIX, vnode), 1))) {
+                replicated.add(file.substring(file.lastIndexOf('/') + 1));
+            }
+            assertThat(replicated)
+                    .as("vnode %d's replicated SST files", vnode)
+                    .isEqualTo(flinksSsts.get(vnode));
+        }
+    }
+
+    private static Set<String> sstNames(Path rocksDbCheckpoint) throws Exception {
+        try (Stream<Path> files = Files.list(rocksDbCheckpoint)) {
+            return files.map(f -> f.getFileName().toString())
+                    .filter(f -> f.endsWith(".sst"))
+                    .collect(Collectors.toSet());
         }
     }
 

@@ -45,6 +45,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
@@ -130,12 +131,20 @@ public final class CheckpointSyncBenchmark {
         try {
             for (String sut : args.get("suts").split(",")) {
                 Path dir = work.resolve(sut.trim());
+                boolean replicated = sut.trim().equals(REPLICATED);
+                // replicated: a second TaskManager, and one subtask on each to replicate to
+                // the other (per slot the same managed memory as without)
+                Configuration spread = new Configuration();
+                spread.set(
+                        TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE,
+                        TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
                 try (EmbeddedCluster cluster =
                         EmbeddedCluster.start(
-                                sut.trim().equals(REPLICATED) ? 2 : 1,
+                                replicated ? 2 : 1,
                                 parallelism + 1,
                                 dir,
-                                MemorySize.parse(args.get("managed-memory")))) {
+                                MemorySize.parse(args.get("managed-memory")),
+                                replicated ? spread : new Configuration())) {
                     rows.addAll(
                             measure(
                                     cluster,

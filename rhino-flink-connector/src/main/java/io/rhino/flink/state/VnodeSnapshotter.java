@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -159,7 +160,17 @@ final class VnodeSnapshotter<K> {
                 capture.replicate();
                 replicaHolders = capture.holders();
             } catch (Exception e) {
+                boolean vnodeSnapshotCancelled =
+                        futures.values().stream().anyMatch(Future::isCancelled);
                 cancelAndDiscard(futures);
+                if (vnodeSnapshotCancelled) {
+                    // its backend closed and deleted the files the replication links: the same
+                    // cancellation, not a failure
+                    CancellationException cancelled =
+                            new CancellationException("A vnode snapshot was cancelled");
+                    cancelled.initCause(e);
+                    throw cancelled;
+                }
                 throw e;
             } finally {
                 capture.discard();

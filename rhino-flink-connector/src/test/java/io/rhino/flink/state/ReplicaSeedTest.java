@@ -198,19 +198,7 @@ class ReplicaSeedTest {
         backend.replicateWith(replication(new AtomicLong()));
 
         // the synchronous phase of checkpoint 1 only; its asynchronous phase runs below
-        RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase =
-                backend.snapshot(
-                        1,
-                        System.currentTimeMillis(),
-                        new FsCheckpointStreamFactory(
-                                org.apache.flink.core.fs.FileSystem.getLocalFileSystem(),
-                                new org.apache.flink.core.fs.Path(
-                                        Files.createDirectories(tmp.resolve("chk-1")).toUri()),
-                                new org.apache.flink.core.fs.Path(
-                                        Files.createDirectories(tmp.resolve("shared")).toUri()),
-                                1024,
-                                4096),
-                        CheckpointOptions.forCheckpointWithDefaultLocation());
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase = snapshotSyncPhase(backend, 1);
         Map<Integer, Set<String>> flinksSsts = new HashMap<>();
         for (int vnode : backend.ownedVnodes()) {
             Path snapshot =
@@ -238,6 +226,43 @@ class ReplicaSeedTest {
                     .as("vnode %d's replicated SST files", vnode)
                     .isEqualTo(flinksSsts.get(vnode));
         }
+    }
+
+    @Test
+    void aSnapshotWhoseBackendClosesBeforeItsAsynchronousPhaseIsCancelledNotFailed()
+            throws Exception {
+        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
+        primary = service("127.0.0.2", "primary");
+        holder = service("127.0.0.3", "holder");
+        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
+        put(backend);
+        backend.replicateWith(replication(new AtomicLong()));
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase = snapshotSyncPhase(backend, 1);
+
+        // as when the task shuts down: Flink cancels the vnodes' snapshots and deletes their
+        // RocksDB checkpoints, which the replication would have linked
+        backend.close();
+        asyncPhase.run();
+
+        assertThat(asyncPhase.isCancelled()).as("the snapshot is cancelled").isTrue();
+    }
+
+    /** Runs the synchronous phase of a checkpoint; the asynchronous phase is returned, not run. */
+    private RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshotSyncPhase(
+            VnodeKeyedStateBackend<Long> backend, long checkpointId) throws Exception {
+        return backend.snapshot(
+                checkpointId,
+                System.currentTimeMillis(),
+                new FsCheckpointStreamFactory(
+                        org.apache.flink.core.fs.FileSystem.getLocalFileSystem(),
+                        new org.apache.flink.core.fs.Path(
+                                Files.createDirectories(tmp.resolve("chk-" + checkpointId))
+                                        .toUri()),
+                        new org.apache.flink.core.fs.Path(
+                                Files.createDirectories(tmp.resolve("shared")).toUri()),
+                        1024,
+                        4096),
+                CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 
     private static Set<String> sstNames(Path rocksDbCheckpoint) throws Exception {

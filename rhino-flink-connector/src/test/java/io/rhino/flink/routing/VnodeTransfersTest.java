@@ -106,29 +106,14 @@ class VnodeTransfersTest {
         int instancesBefore = rocksDbInstances();
         assertThat(instancesBefore).as("the target's own vnodes 4..7").isEqualTo(4);
 
-        StateTransfer local = new LocalDirectoryStateTransfer();
         StateTransfer failingOnVnode2 =
-                new StateTransfer() {
-                    @Override
-                    public Shipment ship(
-                            VnodeKeyedStateBackend<?> backend,
-                            int vnode,
-                            int targetSubtask,
-                            HandoverId handover)
-                            throws Exception {
-                        return local.ship(backend, vnode, targetSubtask, handover);
-                    }
-
-                    @Override
-                    public void install(
-                            VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
-                            throws Exception {
-                        if (vnode == 2) {
-                            throw new IllegalStateException("Injected open failure of vnode 2");
-                        }
-                        local.install(backend, vnode, payload);
-                    }
-                };
+                localWith(
+                        vnode -> {},
+                        vnode -> {
+                            if (vnode == 2) {
+                                throw new IllegalStateException("Injected open failure of vnode 2");
+                            }
+                        });
         assertThatThrownBy(
                         () ->
                                 transfers
@@ -146,31 +131,18 @@ class VnodeTransfersTest {
     void eachShipmentIsReportedAsSoonAsItIsShipped() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
         write(origin, LongStream.range(0, 500).boxed().filter(k -> owner(k) == 0).toList());
-        StateTransfer local = new LocalDirectoryStateTransfer();
         CountDownLatch othersReported = new CountDownLatch(3);
         // vnode 0 ships only once the three others were reported: reports held until every
         // shipment ended would make it give up
         StateTransfer vnode0Last =
-                new StateTransfer() {
-                    @Override
-                    public Shipment ship(
-                            VnodeKeyedStateBackend<?> backend,
-                            int vnode,
-                            int targetSubtask,
-                            HandoverId handover)
-                            throws Exception {
-                        if (vnode == 0 && !othersReported.await(30, TimeUnit.SECONDS)) {
-                            throw new IllegalStateException("the other vnodes were not reported");
-                        }
-                        return local.ship(backend, vnode, targetSubtask, handover);
-                    }
-
-                    @Override
-                    public void install(
-                            VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload) {
-                        throw new UnsupportedOperationException();
-                    }
-                };
+                localWith(
+                        vnode -> {
+                            if (vnode == 0 && !othersReported.await(30, TimeUnit.SECONDS)) {
+                                throw new IllegalStateException(
+                                        "the other vnodes were not reported");
+                            }
+                        },
+                        vnode -> {});
         List<Integer> reported = new ArrayList<>();
 
         transfers.ship(
@@ -185,6 +157,36 @@ class VnodeTransfersTest {
                 });
 
         assertThat(reported).containsExactlyInAnyOrder(0, 1, 2, 3).endsWith(0);
+    }
+
+    /** What a test does to a vnode before the local transfer ships or installs it. */
+    @FunctionalInterface
+    private interface VnodeStep {
+        void before(int vnode) throws Exception;
+    }
+
+    /** The local transfer, with {@code beforeShip} and {@code beforeInstall} run first. */
+    private static StateTransfer localWith(VnodeStep beforeShip, VnodeStep beforeInstall) {
+        StateTransfer local = new LocalDirectoryStateTransfer();
+        return new StateTransfer() {
+            @Override
+            public Shipment ship(
+                    VnodeKeyedStateBackend<?> backend,
+                    int vnode,
+                    int targetSubtask,
+                    HandoverId handover)
+                    throws Exception {
+                beforeShip.before(vnode);
+                return local.ship(backend, vnode, targetSubtask, handover);
+            }
+
+            @Override
+            public void install(VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
+                    throws Exception {
+                beforeInstall.before(vnode);
+                local.install(backend, vnode, payload);
+            }
+        };
     }
 
     private List<ShippedVnode> ship(

@@ -77,13 +77,7 @@ class ReplicaSeedTest {
 
     @Test
     void aRestoredVnodeSendsTheChainOnlyWhatItLacks() throws Exception {
-        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
-        primary = service("127.0.0.2", "primary");
-        holder = service("127.0.0.3", "holder");
-
-        VnodeKeyedStateBackend<Long> first = harness.create(0, List.of());
-        put(first);
-        first.replicateWith(replication(new AtomicLong()));
+        VnodeKeyedStateBackend<Long> first = replicatedBackend();
         KeyedStateHandle checkpoint = harness.checkpoint(first, 1);
         int[] vnodes = first.ownedVnodes();
         Map<Integer, List<String>> listed = new HashMap<>();
@@ -190,12 +184,7 @@ class ReplicaSeedTest {
 
     @Test
     void aReplicaHoldsTheFilesOfFlinksSnapshotNotLaterWrites() throws Exception {
-        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
-        primary = service("127.0.0.2", "primary");
-        holder = service("127.0.0.3", "holder");
-        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
-        put(backend);
-        backend.replicateWith(replication(new AtomicLong()));
+        VnodeKeyedStateBackend<Long> backend = replicatedBackend();
 
         // the synchronous phase of checkpoint 1 only; its asynchronous phase runs below
         RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase = snapshotSyncPhase(backend, 1);
@@ -231,12 +220,7 @@ class ReplicaSeedTest {
     @Test
     void aSnapshotWhoseBackendClosesBeforeItsAsynchronousPhaseIsCancelledNotFailed()
             throws Exception {
-        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
-        primary = service("127.0.0.2", "primary");
-        holder = service("127.0.0.3", "holder");
-        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
-        put(backend);
-        backend.replicateWith(replication(new AtomicLong()));
+        VnodeKeyedStateBackend<Long> backend = replicatedBackend();
         RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase = snapshotSyncPhase(backend, 1);
 
         // as when the task shuts down: Flink cancels the vnodes' snapshots and deletes their
@@ -245,6 +229,17 @@ class ReplicaSeedTest {
         asyncPhase.run();
 
         assertThat(asyncPhase.isCancelled()).as("the snapshot is cancelled").isTrue();
+    }
+
+    /** A subtask's backend with state, replicating to the holder. */
+    private VnodeKeyedStateBackend<Long> replicatedBackend() throws Exception {
+        harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
+        primary = service("127.0.0.2", "primary");
+        holder = service("127.0.0.3", "holder");
+        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
+        put(backend);
+        backend.replicateWith(replication(new AtomicLong()));
+        return backend;
     }
 
     /** Runs the synchronous phase of a checkpoint; the asynchronous phase is returned, not run. */

@@ -134,17 +134,19 @@ public final class CheckpointSyncBenchmark {
                 boolean replicated = sut.trim().equals(REPLICATED);
                 // replicated: a second TaskManager, and one subtask on each to replicate to
                 // the other (per slot the same managed memory as without)
-                Configuration spread = new Configuration();
-                spread.set(
-                        TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE,
-                        TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
+                Configuration clusterOptions = new Configuration();
+                if (replicated) {
+                    clusterOptions.set(
+                            TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE,
+                            TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
+                }
                 try (EmbeddedCluster cluster =
                         EmbeddedCluster.start(
                                 replicated ? 2 : 1,
                                 parallelism + 1,
                                 dir,
                                 MemorySize.parse(args.get("managed-memory")),
-                                replicated ? spread : new Configuration())) {
+                                clusterOptions)) {
                     rows.addAll(
                             measure(
                                     cluster,

@@ -43,6 +43,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -265,6 +266,32 @@ class RhinoHandoverITCase {
                                         .contains("was lost"));
     }
 
+    /**
+     * Origins report each vnode as soon as it is shipped, so a handover can fail after some of its
+     * vnodes were installed on their targets: the rollback must still restore every subtask to the
+     * checkpoint before the handover (the output equals plain Flink's, checked by runWithFault).
+     */
+    @Test
+    @Timeout(180)
+    void failureAfterSomeVnodesWereInstalledRollsBackAndTheNextHandoverSucceeds() throws Exception {
+        String runId = "handover-failure-" + UUID.randomUUID();
+        // two vnodes of subtask 0 to subtasks 1 and 2, which give nothing away: their task
+        // threads are free to install while subtask 0's task waits for its shipments
+        HandoverResult failed =
+                runWithFault(
+                        FailingOnceStateTransfer.Fault.THROW_AFTER_AN_INSTALL,
+                        runId,
+                        table -> {
+                            int[] owned = table.vnodesOwnedBy(0);
+                            return List.of(
+                                    new VnodeMove(owned[0], 0, 1), new VnodeMove(owned[1], 0, 2));
+                        });
+        assertThat(failed.failureCause()).isPresent();
+        assertThat(FailingOnceStateTransfer.installsBeforeFailure(runId))
+                .as("vnodes of the failed handover opened on their targets before it failed")
+                .isPositive();
+    }
+
     @Test
     @Timeout(180)
     void stuckHandoverTimesOutNamingItsPhaseAndRollsBack() throws Exception {
@@ -276,11 +303,21 @@ class RhinoHandoverITCase {
                 .contains(failed.failedIn().orElseThrow().name());
     }
 
+    private HandoverResult runWithFault(FailingOnceStateTransfer.Fault fault) throws Exception {
+        return runWithFault(fault, "handover-failure-" + UUID.randomUUID(), null);
+    }
+
     /**
      * Runs the jobs with one faulty handover, then a retried one; returns the faulty one's result
      * after checking the output equals plain Flink's.
+     *
+     * @param faultyMoves the faulty handover's moves from the routing table; null: two random ones
      */
-    private HandoverResult runWithFault(FailingOnceStateTransfer.Fault fault) throws Exception {
+    private HandoverResult runWithFault(
+            FailingOnceStateTransfer.Fault fault,
+            String runId,
+            Function<RoutingTable, List<VnodeMove>> faultyMoves)
+            throws Exception {
         Input input = new Input(12_000, 97, 1_000, 2);
         Map<String, String> reference =
                 Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
@@ -290,7 +327,6 @@ class RhinoHandoverITCase {
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(200));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
-        String runId = "handover-failure-" + UUID.randomUUID();
         TestPipelines.build(
                         env,
                         Mode.RHINO,
@@ -309,7 +345,11 @@ class RhinoHandoverITCase {
         RoutingTable before = manager.routingTable();
         FailingOnceStateTransfer.arm(runId, fault);
         HandoverResult failed =
-                manager.handover(driver.randomMoves(before, 2)).get(60, TimeUnit.SECONDS);
+                manager.handover(
+                                faultyMoves == null
+                                        ? driver.randomMoves(before, 2)
+                                        : faultyMoves.apply(before))
+                        .get(60, TimeUnit.SECONDS);
         assertThat(failed.outcome()).isEqualTo(HandoverResult.Outcome.FAILED);
         assertThat(failed.failedIn()).isPresent();
         assertThat(manager.routingTable()).as("rolled back").isEqualTo(before);

@@ -16,6 +16,7 @@ package io.rhino.flink.replication;
 
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.FileLinks;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.replication.PeerAddress;
@@ -234,10 +235,6 @@ public final class PeerStateTransfer implements StateTransfer {
                             + expectedSize
                             + "; installing vnode fails and the job restarts from its last checkpoint");
         }
-        try {
-            Files.createLink(target, source);
-        } catch (IOException | UnsupportedOperationException e) {
-            Files.copy(source, target); // the store is on another filesystem
-        }
+        FileLinks.linkOrCopy(source, target);
     }
 }

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.state.FileLinks;
 import io.rhino.flink.state.LiveInstanceFiles;
 import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
@@ -281,7 +282,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
             try {
                 // before the vnodes' snapshot futures run: they delete Flink's checkpoints
                 for (Map.Entry<Integer, Path> flinks : flinkSnapshots.entrySet()) {
-                    LiveInstanceFiles.link(flinks.getValue(), byVnode.get(flinks.getKey()));
+                    FileLinks.linkDirectory(flinks.getValue(), byVnode.get(flinks.getKey()));
                 }
                 synchronized (rounds) {
                     for (int vnode : replicatedSst.keySet()) {

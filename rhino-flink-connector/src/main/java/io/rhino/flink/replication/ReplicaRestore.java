@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.state.FileLinks;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
@@ -142,7 +143,7 @@ public final class ReplicaRestore implements AutoCloseable {
             assembled.add(db);
             long bytes = 0;
             for (Map.Entry<String, Path> file : replica.get().entrySet()) {
-                link(file.getValue(), db.resolve(file.getKey()));
+                FileLinks.linkOrCopy(file.getValue(), db.resolve(file.getKey()));
                 bytes += Files.size(file.getValue());
             }
             restoredVnodes++;
@@ -325,14 +326,6 @@ public final class ReplicaRestore implements AutoCloseable {
                 remote.getCheckpointId(),
                 why);
         return Optional.empty();
-    }
-
-    private static void link(Path source, Path target) throws IOException {
-        try {
-            Files.createLink(target, source);
-        } catch (IOException | UnsupportedOperationException e) {
-            Files.copy(source, target); // the store is on another filesystem
-        }
     }
 
     /** Vnodes restored from replicas so far. */

@@ -14,13 +14,11 @@
 
 package io.rhino.flink.state;
 
-import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
 import org.rocksdb.Checkpoint;
@@ -82,27 +80,6 @@ public final class LiveInstanceFiles {
                     : Optional.empty();
         } catch (ReflectiveOperationException | RuntimeException e) {
             return Optional.empty();
-        }
-    }
-
-    /**
-     * Creates {@code target} (which must not exist) with hard links to every file of the RocksDB
-     * checkpoint in {@code source}, or copies where a link cannot be made (another file system).
-     */
-    public static void link(Path source, Path target) throws IOException {
-        Files.createDirectories(target);
-        try (Stream<Path> files = Files.list(source)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                if (!Files.isRegularFile(file)) {
-                    continue;
-                }
-                Path linked = target.resolve(file.getFileName().toString());
-                try {
-                    Files.createLink(linked, file);
-                } catch (UnsupportedOperationException | IOException e) {
-                    Files.copy(file, linked);
-                }
-            }
         }
     }
 

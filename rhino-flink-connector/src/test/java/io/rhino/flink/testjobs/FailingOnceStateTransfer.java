@@ -21,6 +21,7 @@ import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.Serializable;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -33,12 +34,20 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     /** What the armed shipment does. */
     public enum Fault {
         THROW,
+        /**
+         * Throws once another vnode of the handover was opened on its target (or after 1.5 s), so
+         * that the handover fails with part of its vnodes already installed.
+         */
+        THROW_AFTER_AN_INSTALL,
         STALL,
         /** Ships, but only after 8 seconds. */
         SLOW
     }
 
     private static final Map<String, AtomicReference<Fault>> ARMED = new ConcurrentHashMap<>();
+    private static final Map<String, AtomicInteger> INSTALLS_SINCE_ARMED =
+            new ConcurrentHashMap<>();
+    private static final Map<String, Integer> INSTALLS_BEFORE_FAILURE = new ConcurrentHashMap<>();
 
     private final String runId;
     private final StateTransfer delegate = new LocalDirectoryStateTransfer();
@@ -46,11 +55,18 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     public FailingOnceStateTransfer(String runId) {
         this.runId = runId;
         ARMED.put(runId, new AtomicReference<>());
+        INSTALLS_SINCE_ARMED.put(runId, new AtomicInteger());
     }
 
     /** The next shipment fails this way. */
     public static void arm(String runId, Fault fault) {
+        INSTALLS_SINCE_ARMED.get(runId).set(0);
         ARMED.get(runId).set(fault);
+    }
+
+    /** Vnodes opened on their targets before a {@link Fault#THROW_AFTER_AN_INSTALL} threw. */
+    public static int installsBeforeFailure(String runId) {
+        return INSTALLS_BEFORE_FAILURE.getOrDefault(runId, -1);
     }
 
     @Override
@@ -60,6 +76,20 @@ public final class FailingOnceStateTransfer implements StateTransfer {
         Fault fault = ARMED.get(runId).getAndSet(null);
         if (fault == Fault.THROW) {
             throw new IllegalStateException("Injected failure while shipping vnode " + vnode);
+        }
+        if (fault == Fault.THROW_AFTER_AN_INSTALL) {
+            AtomicInteger installs = INSTALLS_SINCE_ARMED.get(runId);
+            long deadline = System.nanoTime() + 1_500_000_000L;
+            while (installs.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            INSTALLS_BEFORE_FAILURE.put(runId, installs.get());
+            throw new IllegalStateException(
+                    "Injected failure while shipping vnode "
+                            + vnode
+                            + " after "
+                            + installs.get()
+                            + " vnodes of the handover were opened on their targets");
         }
         if (fault == Fault.SLOW) {
             Thread.sleep(8_000);
@@ -74,5 +104,6 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
         delegate.install(target, vnode, payload);
+        INSTALLS_SINCE_ARMED.get(runId).incrementAndGet();
     }
 }

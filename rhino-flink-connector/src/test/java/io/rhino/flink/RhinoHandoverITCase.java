@@ -303,6 +303,50 @@ class RhinoHandoverITCase {
                 .contains(failed.failedIn().orElseThrow().name());
     }
 
+    /**
+     * With Flink's buffer timeout off (-1: a network buffer leaves only once full), the markers of
+     * a slow job would wait in the routers' buffers until its input ends, and the handover would
+     * time out; the routers send them as soon as they are emitted. The output equals plain Flink's.
+     */
+    @Test
+    @Timeout(180)
+    void handoverCompletesWhenFlinkSendsOnlyFullNetworkBuffers() throws Exception {
+        String runId = "handover-no-buffer-timeout-" + UUID.randomUUID();
+        // 30 s of input that fills no network buffer: records reach the gates only at its end
+        Input input = new Input(1_200, 97, 40, 1);
+        Map<String, String> reference =
+                Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
+
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(300));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(3);
+        env.setBufferTimeout(-1);
+        TestPipelines.build(
+                        env,
+                        Mode.RHINO,
+                        input,
+                        new RhinoSetup(
+                                8, 3, new LocalDirectoryStateTransfer(), Duration.ofSeconds(10)),
+                        events -> events)
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("handover-no-buffer-timeout");
+        HandoverDriver driver = new HandoverDriver(job.getJobID(), List.of("process"), 7);
+        driver.awaitRunning(Duration.ofSeconds(60));
+        Thread.sleep(1_500);
+
+        HandoverManager manager = RhinoHandovers.manager(job.getJobID(), "process");
+        HandoverResult result =
+                manager.handover(driver.randomMoves(manager.routingTable(), 2))
+                        .get(60, TimeUnit.SECONDS);
+        assertThat(result.outcome())
+                .as("handover with the buffer timeout off: %s", result.failureCause())
+                .isEqualTo(HandoverResult.Outcome.COMPLETED);
+        job.getJobExecutionResult().get();
+
+        assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
+    }
+
     private HandoverResult runWithFault(FailingOnceStateTransfer.Fault fault) throws Exception {
         return runWithFault(fault, "handover-failure-" + UUID.randomUUID(), null);
     }

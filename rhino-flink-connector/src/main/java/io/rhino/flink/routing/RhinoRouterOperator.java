@@ -28,6 +28,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
@@ -198,8 +199,21 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         for (int channel = 0; channel < spec.parallelism(); channel++) {
             output.collect(new StreamRecord<>(RhinoElement.marker(channel, marker, routers)));
         }
+        sendMarkersNow();
         table = next;
         coordinator.sendEventToCoordinator(
                 new RouterAckEvent(command.handoverId(), command.newEpoch()));
+    }
+
+    /**
+     * Hands the markers to the network now. Flink sends a partly filled network buffer only when
+     * the buffer timeout next fires (every 100 ms by default, never with a timeout of -1), and each
+     * origin waits for the marker of every router; this is the flush that timeout would do.
+     */
+    private void sendMarkersNow() {
+        for (ResultPartitionWriter partition :
+                getContainingTask().getEnvironment().getAllWriters()) {
+            partition.flushAll();
+        }
     }
 }

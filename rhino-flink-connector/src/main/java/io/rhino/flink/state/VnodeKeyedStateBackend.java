@@ -202,6 +202,7 @@ public final class VnodeKeyedStateBackend<K>
     }
 
     private void adopt(int vnode, CheckpointableKeyedStateBackend<K> backend) throws Exception {
+        long bindStart = System.nanoTime();
         try {
             states.bindVnode(vnode, backend);
         } catch (Exception e) {
@@ -211,7 +212,11 @@ public final class VnodeKeyedStateBackend<K>
             throw e;
         }
         backends.add(vnode, backend);
-        LOG.debug("{} installed vnode {}", operatorIdentifier, vnode);
+        LOG.debug(
+                "{} installed vnode {} (bound in {} us)",
+                operatorIdentifier,
+                vnode,
+                (System.nanoTime() - bindStart) / 1000);
     }
 
     /**

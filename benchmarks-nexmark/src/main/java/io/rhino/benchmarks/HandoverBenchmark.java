@@ -21,6 +21,7 @@ import io.rhino.benchmarks.handover.HandoverReport.RhinoHandover;
 import io.rhino.benchmarks.handover.LoadEvent;
 import io.rhino.benchmarks.handover.LoadGenerator;
 import io.rhino.benchmarks.handover.MeasuredStateTransfer;
+import io.rhino.benchmarks.handover.QuietDisk;
 import io.rhino.benchmarks.handover.RunProbe;
 import io.rhino.benchmarks.handover.StateHolder;
 import io.rhino.core.handover.VnodeMove;
@@ -109,6 +110,7 @@ public final class HandoverBenchmark {
             boolean toActive,
             boolean peers,
             int handoverThreads,
+            boolean quietDisk,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -167,6 +169,11 @@ public final class HandoverBenchmark {
                                 "handover-threads",
                                 RhinoOptions.HANDOVER_THREADS.defaultValue(),
                                 "rhino.handover.threads: vnodes shipped or opened at once")
+                        .flag(
+                                "quiet-disk",
+                                false,
+                                "before the move, wait (up to 3 min) until the kernel has written"
+                                        + " back what the fill left dirty in the page cache")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
@@ -200,6 +207,7 @@ public final class HandoverBenchmark {
                         target.equals("active"),
                         replication.equals("peers"),
                         args.getInt("handover-threads", 1),
+                        args.getBoolean("quiet-disk"),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -279,6 +287,12 @@ public final class HandoverBenchmark {
             if (settings.freshCheckpoint()) {
                 // the state a handover finds local: the latest checkpoint, as replication keeps it
                 checkpointMillis = checkpoint(cluster, jobId);
+            }
+            if (settings.quietDisk()) {
+                LOG.info(
+                        "rhino {}: waited {} ms for the page cache's writeback before the move",
+                        HandoverReport.bytes(size),
+                        QuietDisk.await(32L << 20, Duration.ofMinutes(3)).toMillis());
             }
             RoutingTable table = manager.routingTable();
             Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(OPERATOR);

@@ -18,6 +18,7 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
 
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.state.VnodeStateRegistry.Prebound;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -135,13 +136,14 @@ public final class VnodeKeyedStateBackend<K>
         Preparing preparing = PREPARING.get();
         if (preparing != null && preparing.backend() == this) {
             // opened here, off the task thread; adopted later on it (see prepareInstalls)
-            preparing
-                    .prepared()
-                    .add(new PreparedVnode(vnode, backendFactory.create(vnode, restoreFrom)));
+            CheckpointableKeyedStateBackend<K> instance = backendFactory.create(vnode, restoreFrom);
+            PreparedVnode prepared = new PreparedVnode(vnode, instance, Prebound.none());
+            preparing.prepared().add(prepared);
+            prepared.prebound = states.prebind(instance);
             return;
         }
         requireNotOwned(vnode);
-        adopt(vnode, backendFactory.create(vnode, restoreFrom));
+        adopt(vnode, backendFactory.create(vnode, restoreFrom), Prebound.none());
     }
 
     private void requireNotOwned(int vnode) {
@@ -154,7 +156,21 @@ public final class VnodeKeyedStateBackend<K>
     /**
      * A vnode's RocksDB instance opened by {@link #prepareInstalls}, not yet part of the backend.
      */
-    public record PreparedVnode(int vnode, CheckpointableKeyedStateBackend<?> instance) {
+    public static final class PreparedVnode {
+        private final int vnode;
+        private final CheckpointableKeyedStateBackend<?> instance;
+        private Prebound<?> prebound;
+
+        private PreparedVnode(
+                int vnode, CheckpointableKeyedStateBackend<?> instance, Prebound<?> prebound) {
+            this.vnode = vnode;
+            this.instance = instance;
+            this.prebound = prebound;
+        }
+
+        public int vnode() {
+            return vnode;
+        }
 
         /** Drops an instance that will not be adopted. */
         public void discard() {
@@ -198,13 +214,17 @@ public final class VnodeKeyedStateBackend<K>
             prepared.discard();
             requireNotOwned(prepared.vnode());
         }
-        adopt(prepared.vnode(), (CheckpointableKeyedStateBackend<K>) prepared.instance());
+        adopt(
+                prepared.vnode(),
+                (CheckpointableKeyedStateBackend<K>) prepared.instance,
+                (Prebound<K>) prepared.prebound);
     }
 
-    private void adopt(int vnode, CheckpointableKeyedStateBackend<K> backend) throws Exception {
+    private void adopt(int vnode, CheckpointableKeyedStateBackend<K> backend, Prebound<K> prebound)
+            throws Exception {
         long bindStart = System.nanoTime();
         try {
-            states.bindVnode(vnode, backend);
+            states.bindVnode(vnode, backend, prebound);
         } catch (Exception e) {
             states.unbindVnode(vnode);
             IOUtils.closeQuietly(backend);
@@ -500,7 +520,10 @@ public final class VnodeKeyedStateBackend<K>
                     @Nonnull TypeSerializer<T> byteOrderedElementSerializer) {
         return states.getOrCreateQueue(
                 stateName,
-                vnodeBackend -> vnodeBackend.create(stateName, byteOrderedElementSerializer));
+                // a copy per vnode: a vnode's queue may be created off the task thread, and reads
+                // its heads from RocksDB with it meanwhile (see VnodeStateRegistry#prebind)
+                vnodeBackend ->
+                        vnodeBackend.create(stateName, byteOrderedElementSerializer.duplicate()));
     }
 
     @Override

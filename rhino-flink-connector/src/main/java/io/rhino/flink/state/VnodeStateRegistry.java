@@ -56,6 +56,35 @@ final class VnodeStateRegistry<K> {
     private final Map<String, RegisteredState<K>> statesByName = new LinkedHashMap<>();
     private final Map<String, RegisteredQueue<K>> queuesByName = new LinkedHashMap<>();
 
+    /** The binders registered so far, for {@link #prebind} on another thread; replaced whole. */
+    private volatile Binders<K> published = new Binders<>(Map.of(), Map.of());
+
+    private record Binders<K>(
+            Map<String, StateBinder<K>> states, Map<String, QueueBinder<K>> queues) {}
+
+    /**
+     * A vnode's parts of the states and timer queues registered when it was prebound, created off
+     * the task thread.
+     */
+    static final class Prebound<K> {
+        private static final Prebound<?> NONE = new Prebound<>(Map.of(), Map.of());
+
+        private final Map<String, InternalKvState<K, ?, ?>> states;
+        private final Map<String, KeyGroupedInternalPriorityQueue<?>> queues;
+
+        private Prebound(
+                Map<String, InternalKvState<K, ?, ?>> states,
+                Map<String, KeyGroupedInternalPriorityQueue<?>> queues) {
+            this.states = states;
+            this.queues = queues;
+        }
+
+        @SuppressWarnings("unchecked")
+        static <K> Prebound<K> none() {
+            return (Prebound<K>) NONE;
+        }
+    }
+
     VnodeStateRegistry(
             VnodeKeyContext<K> keyContext,
             TypeSerializer<K> keySerializer,
@@ -80,6 +109,7 @@ final class VnodeStateRegistry<K> {
             }
             registered = new RegisteredState<>(state, binder);
             statesByName.put(descriptor.getName(), registered);
+            publish();
         }
         return (S) registered.state();
     }
@@ -97,22 +127,62 @@ final class VnodeStateRegistry<K> {
             }
             registered = new RegisteredQueue<>(queue, binder);
             queuesByName.put(name, registered);
+            publish();
         }
         return (KeyGroupedInternalPriorityQueue<T>) registered.queue();
     }
 
-    /** Gives a newly installed vnode its part of every registered state and queue. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    void bindVnode(int vnode, CheckpointableKeyedStateBackend<K> vnodeBackend) throws Exception {
-        for (RegisteredState<K> registered : statesByName.values()) {
-            bindState(registered.state(), registered.binder(), vnode, vnodeBackend);
+    private void publish() {
+        Map<String, StateBinder<K>> states = new LinkedHashMap<>();
+        statesByName.forEach((name, registered) -> states.put(name, registered.binder()));
+        Map<String, QueueBinder<K>> queues = new LinkedHashMap<>();
+        queuesByName.forEach((name, registered) -> queues.put(name, registered.binder()));
+        published = new Binders<>(Map.copyOf(states), Map.copyOf(queues));
+    }
+
+    /**
+     * Creates a vnode's part of every state and timer queue registered so far on an instance that
+     * is not part of the backend yet, on any thread. Creating a timer queue reads the head of each
+     * of the vnode's key groups from RocksDB, milliseconds per vnode with large state, which would
+     * otherwise stop the task when it adopts the vnode. {@link #bindVnode} uses these parts, and
+     * binds what was registered since.
+     */
+    Prebound<K> prebind(CheckpointableKeyedStateBackend<K> vnodeBackend) throws Exception {
+        Binders<K> binders = published;
+        Map<String, InternalKvState<K, ?, ?>> states = new LinkedHashMap<>();
+        for (Map.Entry<String, StateBinder<K>> binder : binders.states().entrySet()) {
+            states.put(binder.getKey(), binder.getValue().bind(vnodeBackend));
         }
-        for (RegisteredQueue<K> registered : queuesByName.values()) {
-            ((VnodePriorityQueue) registered.queue())
+        Map<String, KeyGroupedInternalPriorityQueue<?>> queues = new LinkedHashMap<>();
+        for (Map.Entry<String, QueueBinder<K>> binder : binders.queues().entrySet()) {
+            queues.put(binder.getKey(), binder.getValue().bind(vnodeBackend));
+        }
+        return new Prebound<>(states, queues);
+    }
+
+    /**
+     * Gives a newly installed vnode its part of every registered state and queue: those {@code
+     * prebound} on its instance, and the others created now.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void bindVnode(int vnode, CheckpointableKeyedStateBackend<K> vnodeBackend, Prebound<K> prebound)
+            throws Exception {
+        for (Map.Entry<String, RegisteredState<K>> entry : statesByName.entrySet()) {
+            InternalKvState<K, ?, ?> part = prebound.states.get(entry.getKey());
+            ((AbstractVnodeState) entry.getValue().state())
+                    .bind(
+                            vnode,
+                            part != null ? part : entry.getValue().binder().bind(vnodeBackend));
+        }
+        for (Map.Entry<String, RegisteredQueue<K>> entry : queuesByName.entrySet()) {
+            KeyGroupedInternalPriorityQueue<?> part = prebound.queues.get(entry.getKey());
+            ((VnodePriorityQueue) entry.getValue().queue())
                     .bind(
                             vnode,
                             (KeyGroupedInternalPriorityQueue)
-                                    registered.binder().bind(vnodeBackend));
+                                    (part != null
+                                            ? part
+                                            : entry.getValue().binder().bind(vnodeBackend)));
         }
     }
 

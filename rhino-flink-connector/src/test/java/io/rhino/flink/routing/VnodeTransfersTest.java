@@ -36,8 +36,12 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,6 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
 class VnodeTransfersTest {
 
     private static final RhinoOperatorSpec SPEC = new RhinoOperatorSpec("op", 128, 8, 2, 2);
+    private static final TimerSerializer<Long, VoidNamespace> TIMERS =
+            new TimerSerializer<>(LongSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
     private static final ValueStateDescriptor<Long> VALUE =
             new ValueStateDescriptor<>("value", Types.LONG);
 
@@ -94,6 +100,58 @@ class VnodeTransfersTest {
             target.setCurrentKey(key);
             assertThat(values.value()).as("key %d", key).isEqualTo(key * 7);
         }
+    }
+
+    /**
+     * The target creates the moving vnodes' states and timer queues while it opens them, off its
+     * task thread; a state the operator registers after that is still created when it adopts them.
+     */
+    @Test
+    void statesAndTimersCreatedWhileOpeningAndAStateRegisteredLaterWorkAfterAdoption()
+            throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+        List<Long> originKeys =
+                LongStream.range(0, 500).boxed().filter(k -> owner(k) == 0).toList();
+        write(origin, originKeys);
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> originTimers =
+                origin.create("timers", TIMERS);
+        for (long key : originKeys) {
+            origin.setCurrentKey(key);
+            originTimers.add(new TimerHeapInternalTimer<>(key * 10, key, VoidNamespace.INSTANCE));
+        }
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> targetTimers =
+                target.create("timers", TIMERS);
+        ValueState<Long> values = values(target);
+        List<ShippedVnode> shipped =
+                ship(origin, List.of(0, 1, 2, 3), new LocalDirectoryStateTransfer());
+
+        List<PreparedVnode> opened =
+                transfers
+                        .open(target, shipped, new LocalDirectoryStateTransfer())
+                        .get(1, TimeUnit.MINUTES);
+        ValueState<String> later =
+                target.getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>("later", Types.STRING));
+        for (PreparedVnode vnode : opened) {
+            target.adoptVnode(vnode);
+        }
+
+        for (long key : originKeys) {
+            target.setCurrentKey(key);
+            assertThat(values.value()).as("key %d", key).isEqualTo(key * 7);
+            later.update("written after the adoption: " + key);
+            assertThat(later.value()).isEqualTo("written after the adoption: " + key);
+        }
+        List<Long> timerKeys = new ArrayList<>();
+        for (TimerHeapInternalTimer<Long, VoidNamespace> timer = targetTimers.poll();
+                timer != null;
+                timer = targetTimers.poll()) {
+            timerKeys.add(timer.getKey());
+        }
+        assertThat(timerKeys).as("the moved timers, by time").containsExactlyElementsOf(originKeys);
     }
 
     @Test

@@ -21,7 +21,7 @@ import io.rhino.benchmarks.handover.HandoverReport.RhinoHandover;
 import io.rhino.benchmarks.handover.LoadEvent;
 import io.rhino.benchmarks.handover.LoadGenerator;
 import io.rhino.benchmarks.handover.MeasuredStateTransfer;
-import io.rhino.benchmarks.handover.QuietDisk;
+import io.rhino.benchmarks.handover.PageCache;
 import io.rhino.benchmarks.handover.RunProbe;
 import io.rhino.benchmarks.handover.StateHolder;
 import io.rhino.core.handover.VnodeMove;
@@ -110,7 +110,7 @@ public final class HandoverBenchmark {
             boolean toActive,
             boolean peers,
             int handoverThreads,
-            boolean quietDisk,
+            Duration settle,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -170,10 +170,10 @@ public final class HandoverBenchmark {
                                 RhinoOptions.HANDOVER_THREADS.defaultValue(),
                                 "rhino.handover.threads: vnodes shipped or opened at once")
                         .flag(
-                                "quiet-disk",
-                                false,
-                                "before the move, wait (up to 3 min) until the kernel has written"
-                                        + " back what the fill left dirty in the page cache")
+                                "settle-seconds",
+                                0,
+                                "pause between the checkpoint right before the move and the move"
+                                        + " (0: move as soon as it completed)")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
@@ -207,7 +207,7 @@ public final class HandoverBenchmark {
                         target.equals("active"),
                         replication.equals("peers"),
                         args.getInt("handover-threads", 1),
-                        args.getBoolean("quiet-disk"),
+                        Duration.ofSeconds(args.getInt("settle-seconds", 0)),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -288,12 +288,11 @@ public final class HandoverBenchmark {
                 // the state a handover finds local: the latest checkpoint, as replication keeps it
                 checkpointMillis = checkpoint(cluster, jobId);
             }
-            if (settings.quietDisk()) {
-                LOG.info(
-                        "rhino {}: waited {} ms for the page cache's writeback before the move",
-                        HandoverReport.bytes(size),
-                        QuietDisk.await(32L << 20, Duration.ofMinutes(3)).toMillis());
-            }
+            Thread.sleep(settings.settle().toMillis());
+            LOG.info(
+                    "rhino {}: {} MB of the page cache not yet written back at the move",
+                    HandoverReport.bytes(size),
+                    PageCache.unwrittenBytes() >> 20);
             RoutingTable table = manager.routingTable();
             Map<Integer, String> taskManagers = RhinoHandovers.operators(jobId).get(OPERATOR);
             int target = target(settings, taskManagers);

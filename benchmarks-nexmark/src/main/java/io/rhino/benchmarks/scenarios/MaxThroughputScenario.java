@@ -122,6 +122,8 @@ public record MaxThroughputScenario(
                         sut.name() + ": the backlog of " + format(rate.getAsDouble()) + " MB/s",
                         context.latency(),
                         latencyBound,
+                        Backlog.consumedAsProduced(
+                                () -> feed.producedRecords(inputKinds), context.throughput()),
                         CATCH_UP_TIMEOUT);
             }
         }

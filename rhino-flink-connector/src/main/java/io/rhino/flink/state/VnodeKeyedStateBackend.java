@@ -136,10 +136,18 @@ public final class VnodeKeyedStateBackend<K>
         Preparing preparing = PREPARING.get();
         if (preparing != null && preparing.backend() == this) {
             // opened here, off the task thread; adopted later on it (see prepareInstalls)
+            long start = System.nanoTime();
             CheckpointableKeyedStateBackend<K> instance = backendFactory.create(vnode, restoreFrom);
             PreparedVnode prepared = new PreparedVnode(vnode, instance, Prebound.none());
             preparing.prepared().add(prepared);
+            long restored = System.nanoTime();
             prepared.prebound = states.prebind(instance);
+            LOG.debug(
+                    "{} restored vnode {} in {} ms, created its states and timer queues in {} ms",
+                    operatorIdentifier,
+                    vnode,
+                    (restored - start) / 1_000_000,
+                    (System.nanoTime() - restored) / 1_000_000);
             return;
         }
         requireNotOwned(vnode);

@@ -17,37 +17,15 @@ package io.rhino.benchmarks.handover;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 
 /**
- * Waits until the kernel has written back what the fill left in the page cache, so that a
- * handover's own cost can be told from the writeback of gigabytes written just before it: every
- * sync a RocksDB open or checkpoint makes waits behind that writeback. Linux only ({@code
- * /proc/meminfo}).
+ * What the kernel's page cache holds that is not on disk yet. Linux only ({@code /proc/meminfo}).
  */
-public final class QuietDisk {
+public final class PageCache {
 
     private static final Path MEMINFO = Path.of("/proc/meminfo");
 
-    private QuietDisk() {}
-
-    /**
-     * Waits until dirty and writeback pages stay under {@code bytes} for a second, or {@code
-     * limit}.
-     *
-     * @return how long it waited
-     */
-    public static Duration await(long bytes, Duration limit)
-            throws IOException, InterruptedException {
-        long start = System.nanoTime();
-        long deadline = start + limit.toNanos();
-        int quietSeconds = 0;
-        while (quietSeconds < 2 && System.nanoTime() < deadline) {
-            quietSeconds = unwrittenBytes() < bytes ? quietSeconds + 1 : 0;
-            Thread.sleep(500);
-        }
-        return Duration.ofNanos(System.nanoTime() - start);
-    }
+    private PageCache() {}
 
     /** Dirty plus writeback bytes of the page cache. */
     public static long unwrittenBytes() throws IOException {

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.state;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.flink.api.common.state.State;
@@ -137,7 +138,9 @@ final class VnodeStateRegistry<K> {
         statesByName.forEach((name, registered) -> states.put(name, registered.binder()));
         Map<String, QueueBinder<K>> queues = new LinkedHashMap<>();
         queuesByName.forEach((name, registered) -> queues.put(name, registered.binder()));
-        published = new Binders<>(Map.copyOf(states), Map.copyOf(queues));
+        published =
+                new Binders<>(
+                        Collections.unmodifiableMap(states), Collections.unmodifiableMap(queues));
     }
 
     /**

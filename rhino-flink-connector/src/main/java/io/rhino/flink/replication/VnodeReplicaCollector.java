@@ -23,6 +23,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -43,7 +44,9 @@ import org.slf4j.LoggerFactory;
  *       complete), then every SST file no kept listing names that arrived before this listing.
  *       Files that arrived after it belong to a checkpoint in flight and stay.
  *   <li>A departure notice ({@link ReplicaListing#departure}) drops the copies its sender made
- *       before the vnode left it, once a checkpoint without the vnode there has completed.
+ *       before the vnode left it, once a checkpoint without the vnode there has completed: the
+ *       checkpoints before the departure and the files only they named. Files no listing names
+ *       stay, since the vnode's new owner may be sending its first copy to this member.
  * </ul>
  *
  * <p>Runs on the receiving connection's event loop; the work is a few directory listings and
@@ -155,6 +158,17 @@ public final class VnodeReplicaCollector implements CommitListener {
         for (long id : kept) {
             referenced.addAll(listings.get(id).files());
         }
+        // A departure removes only what the checkpoints it dropped named: the vnode's new owner
+        // may be sending its first copy here meanwhile, files no listing names yet.
+        Set<String> departed = null;
+        if (newest.departure()) {
+            departed = new HashSet<>();
+            for (Map.Entry<Long, ReplicaListing> listing : listings.entrySet()) {
+                if (!kept.contains(listing.getKey())) {
+                    departed.addAll(listing.getValue().files());
+                }
+            }
+        }
         int deletedFiles = 0;
         for (Path instance : children(directory, INSTANCE_PREFIX)) {
             for (Path file : children(instance, "")) {
@@ -163,6 +177,7 @@ public final class VnodeReplicaCollector implements CommitListener {
                 if (name.endsWith(CHECKSUM_SUFFIX)
                         || name.contains(".part-")
                         || referenced.contains(inVnode)
+                        || (departed != null && !departed.contains(inVnode))
                         || Files.getLastModifiedTime(file).compareTo(cutoff) > 0) {
                     continue;
                 }

@@ -127,6 +127,26 @@ class VnodeReplicaCollectorTest {
         assertThat(store.file(VNODE + "/i-a/000010.sst")).isEmpty();
     }
 
+    /**
+     * After a handover the old owner's departure notice and the new owner's first copy can reach
+     * one holder in the same checkpoint: the new owner's files, not listed yet, must survive the
+     * notice, or its listing is refused and the checkpoint fails.
+     */
+    @Test
+    void aNewOwnersFilesSentBeforeItsListingSurviveTheOldOwnersDeparture() throws Exception {
+        put(VNODE + "/i-a/000010.sst", "old owner");
+        putListing(3, ReplicaListing.of(2, List.of("i-a/000010.sst")));
+        put(VNODE + "/i-b/000007.sst", "new owner, checkpoint 5");
+        age(Instant.now().minusSeconds(60), "i-a/000010.sst", "i-b/000007.sst");
+        putListing(5, ReplicaListing.departure(4, 4));
+        putListing(5, ReplicaListing.of(4, List.of("i-b/000007.sst")));
+
+        assertThat(store.file(ReplicaListing.path(VNODE, 5))).isPresent();
+        assertThat(store.file(VNODE + "/i-b/000007.sst")).isPresent();
+        assertThat(store.file(ReplicaListing.path(VNODE, 3))).isEmpty();
+        assertThat(store.file(VNODE + "/i-a/000010.sst")).isEmpty();
+    }
+
     private void age(Instant when, String... inVnode) throws Exception {
         for (String file : inVnode) {
             Files.setLastModifiedTime(store.resolve(VNODE + "/" + file), FileTime.from(when));

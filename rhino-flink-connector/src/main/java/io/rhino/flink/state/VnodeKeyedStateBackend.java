@@ -138,7 +138,7 @@ public final class VnodeKeyedStateBackend<K>
             // opened here, off the task thread; adopted later on it (see prepareInstalls)
             long start = System.nanoTime();
             CheckpointableKeyedStateBackend<K> instance = backendFactory.create(vnode, restoreFrom);
-            PreparedVnode prepared = new PreparedVnode(vnode, instance, Prebound.none());
+            PreparedVnode prepared = new PreparedVnode(vnode, instance);
             preparing.prepared().add(prepared);
             long restored = System.nanoTime();
             prepared.prebound = states.prebind(instance);
@@ -167,13 +167,12 @@ public final class VnodeKeyedStateBackend<K>
     public static final class PreparedVnode {
         private final int vnode;
         private final CheckpointableKeyedStateBackend<?> instance;
-        private Prebound<?> prebound;
+        // set by the thread that opens it, read by the task thread once the open completed
+        private Prebound<?> prebound = Prebound.none();
 
-        private PreparedVnode(
-                int vnode, CheckpointableKeyedStateBackend<?> instance, Prebound<?> prebound) {
+        private PreparedVnode(int vnode, CheckpointableKeyedStateBackend<?> instance) {
             this.vnode = vnode;
             this.instance = instance;
-            this.prebound = prebound;
         }
 
         public int vnode() {

@@ -106,7 +106,7 @@ final class VnodeStateRegistry<K> {
         if (registered == null) {
             AbstractVnodeState<K, N, ?, ?> state = newDispatcher(descriptor, namespaceSerializer);
             for (int vnode : backends.ownedVnodes()) {
-                bindState(state, binder, vnode, backends.get(vnode));
+                bindState(state, vnode, binder.bind(backends.get(vnode)));
             }
             registered = new RegisteredState<>(state, binder);
             statesByName.put(descriptor.getName(), registered);
@@ -123,8 +123,7 @@ final class VnodeStateRegistry<K> {
         if (registered == null) {
             VnodePriorityQueue<T> queue = new VnodePriorityQueue<>(name, keyContext.layout());
             for (int vnode : backends.ownedVnodes()) {
-                queue.bind(
-                        vnode, (KeyGroupedInternalPriorityQueue) binder.bind(backends.get(vnode)));
+                bindQueue(queue, vnode, binder.bind(backends.get(vnode)));
             }
             registered = new RegisteredQueue<>(queue, binder);
             queuesByName.put(name, registered);
@@ -167,25 +166,21 @@ final class VnodeStateRegistry<K> {
      * Gives a newly installed vnode its part of every registered state and queue: those {@code
      * prebound} on its instance, and the others created now.
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     void bindVnode(int vnode, CheckpointableKeyedStateBackend<K> vnodeBackend, Prebound<K> prebound)
             throws Exception {
         for (Map.Entry<String, RegisteredState<K>> entry : statesByName.entrySet()) {
             InternalKvState<K, ?, ?> part = prebound.states.get(entry.getKey());
-            ((AbstractVnodeState) entry.getValue().state())
-                    .bind(
-                            vnode,
-                            part != null ? part : entry.getValue().binder().bind(vnodeBackend));
+            bindState(
+                    entry.getValue().state(),
+                    vnode,
+                    part != null ? part : entry.getValue().binder().bind(vnodeBackend));
         }
         for (Map.Entry<String, RegisteredQueue<K>> entry : queuesByName.entrySet()) {
             KeyGroupedInternalPriorityQueue<?> part = prebound.queues.get(entry.getKey());
-            ((VnodePriorityQueue) entry.getValue().queue())
-                    .bind(
-                            vnode,
-                            (KeyGroupedInternalPriorityQueue)
-                                    (part != null
-                                            ? part
-                                            : entry.getValue().binder().bind(vnodeBackend)));
+            bindQueue(
+                    entry.getValue().queue(),
+                    vnode,
+                    part != null ? part : entry.getValue().binder().bind(vnodeBackend));
         }
     }
 
@@ -196,12 +191,14 @@ final class VnodeStateRegistry<K> {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static <K> void bindState(
-            AbstractVnodeState<K, ?, ?, ?> state,
-            StateBinder<K> binder,
-            int vnode,
-            CheckpointableKeyedStateBackend<K> vnodeBackend)
-            throws Exception {
-        ((AbstractVnodeState) state).bind(vnode, binder.bind(vnodeBackend));
+            AbstractVnodeState<K, ?, ?, ?> state, int vnode, InternalKvState<K, ?, ?> part) {
+        ((AbstractVnodeState) state).bind(vnode, part);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void bindQueue(
+            VnodePriorityQueue<?> queue, int vnode, KeyGroupedInternalPriorityQueue<?> part) {
+        ((VnodePriorityQueue) queue).bind(vnode, (KeyGroupedInternalPriorityQueue) part);
     }
 
     private <N> AbstractVnodeState<K, N, ?, ?> newDispatcher(

@@ -68,8 +68,8 @@ public final class MeasuredStateTransfer implements StateTransfer {
     }
 
     @Override
-    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
-        delegate.install(target, vnode, payload);
+        return delegate.install(target, vnode, payload);
     }
 }

@@ -117,7 +117,7 @@ public final class DfsStateTransfer implements StateTransfer {
     }
 
     @Override
-    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
         if (!(payload instanceof DfsShipment shipment)) {
             throw new IllegalArgumentException(
@@ -146,17 +146,21 @@ public final class DfsStateTransfer implements StateTransfer {
             target.installVnode(
                     vnode,
                     List.of(VnodeExport.localHandle(db, metadata, shipment.keyGroupRange())));
-        } finally {
-            // the installed vnode holds its own hard links
+        } catch (Exception e) {
             FileUtils.deleteDirectoryQuietly(local.toFile());
+            throw e;
         }
-        deleteQuietly(remote);
-        // the handover's directory goes with its last vnode (it is not empty before)
-        try {
-            remote.getFileSystem().delete(remote.getParent(), false);
-        } catch (IOException notEmptyYet) {
-            // another vnode of the handover is still to be installed
-        }
+        // the installed vnode holds its own hard links
+        return () -> {
+            FileUtils.deleteDirectoryQuietly(local.toFile());
+            deleteQuietly(remote);
+            // the handover's directory goes with its last vnode (it is not empty before)
+            try {
+                remote.getFileSystem().delete(remote.getParent(), false);
+            } catch (IOException notEmptyYet) {
+                // another vnode of the handover is still to be installed
+            }
+        };
     }
 
     /**

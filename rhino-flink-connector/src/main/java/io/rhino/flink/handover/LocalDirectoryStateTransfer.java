@@ -58,7 +58,7 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
     }
 
     @Override
-    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
         if (!(payload instanceof LocalShipment shipment)) {
             throw new IllegalArgumentException(
@@ -70,6 +70,6 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
         }
         target.installVnode(vnode, List.of(shipment.handle()));
         // the installed vnode holds its own hard links now
-        FileUtils.deleteDirectory(new File(shipment.directory()));
+        return () -> FileUtils.deleteDirectory(new File(shipment.directory()));
     }
 }

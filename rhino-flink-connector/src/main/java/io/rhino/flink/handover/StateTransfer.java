@@ -39,9 +39,28 @@ public interface StateTransfer extends Serializable {
             VnodeKeyedStateBackend<?> origin, int vnode, int targetSubtask, HandoverId handover)
             throws Exception;
 
-    /** Installs the shipped vnode into the target's backend. */
-    void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    /**
+     * Installs the shipped vnode into the target's backend.
+     *
+     * @return what of the shipment is left on the target's side and no longer needed once the vnode
+     *     is installed (it holds its own links to the files); the caller deletes it after the
+     *     handover's installs, so that deleting does not delay them
+     */
+    Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception;
+
+    /** Files of a shipment that an installed vnode no longer needs. */
+    @FunctionalInterface
+    interface Leftovers {
+
+        /** Deletes them; failures are only logged by the caller. */
+        void delete() throws Exception;
+
+        /** Nothing left. */
+        static Leftovers none() {
+            return () -> {};
+        }
+    }
 
     /**
      * What {@link #ship} produced.

@@ -182,11 +182,10 @@ public final class PeerStateTransfer implements StateTransfer {
     }
 
     @Override
-    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
         if (!(payload instanceof PeerShipment shipment)) {
-            sameTaskManager.install(target, vnode, payload);
-            return;
+            return sameTaskManager.install(target, vnode, payload);
         }
         Path assembled =
                 target.transferDirectory()
@@ -205,10 +204,14 @@ public final class PeerStateTransfer implements StateTransfer {
             target.installVnode(
                     vnode,
                     List.of(VnodeExport.localHandle(db, metadata, shipment.keyGroupRange())));
-        } finally {
+        } catch (Exception e) {
             FileUtils.deleteDirectoryQuietly(assembled.toFile());
+            throw e;
         }
-        service.store().deleteTree(shipment.shipped());
+        return () -> {
+            FileUtils.deleteDirectoryQuietly(assembled.toFile());
+            service.store().deleteTree(shipment.shipped());
+        };
     }
 
     /** Links (or copies) a stored file to {@code target}, checking it is there and whole. */

@@ -28,8 +28,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntUnaryOperator;
 import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.slf4j.Logger;
@@ -153,14 +155,18 @@ final class VnodeTransfers {
      */
     CompletableFuture<List<PreparedVnode>> open(
             VnodeKeyedStateBackend<?> backend, List<ShippedVnode> vnodes, StateTransfer transfer) {
-        List<CompletableFuture<List<PreparedVnode>>> each = new ArrayList<>();
+        ThreadPoolExecutor threads = pool();
+        List<CompletableFuture<Opened>> each = new ArrayList<>();
         for (ShippedVnode vnode : vnodes) {
             each.add(
-                    CompletableFuture.supplyAsync(() -> openOne(backend, vnode, transfer), pool()));
+                    CompletableFuture.supplyAsync(
+                            () -> openOne(backend, vnode, transfer), threads));
         }
         CompletableFuture<List<PreparedVnode>> all =
                 CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
                         .handle((ignored, failure) -> collect(each, failure));
+        // the shipments' leftovers go once every vnode opened, not between the opens
+        all.whenComplete((ignored, failure) -> deleteLeftovers(each, threads));
         opening.add(all);
         return all;
     }
@@ -182,19 +188,27 @@ final class VnodeTransfers {
         }
     }
 
-    private List<PreparedVnode> openOne(
+    /** A vnode's opened instances and what its shipment left behind. */
+    private record Opened(List<PreparedVnode> vnodes, StateTransfer.Leftovers leftovers) {}
+
+    private Opened openOne(
             VnodeKeyedStateBackend<?> backend, ShippedVnode vnode, StateTransfer transfer) {
         long start = System.nanoTime();
         try {
+            AtomicReference<StateTransfer.Leftovers> leftovers =
+                    new AtomicReference<>(StateTransfer.Leftovers.none());
             List<PreparedVnode> opened =
                     backend.prepareInstalls(
-                            () -> transfer.install(backend, vnode.vnode(), vnode.payload()));
+                            () ->
+                                    leftovers.set(
+                                            transfer.install(
+                                                    backend, vnode.vnode(), vnode.payload())));
             LOG.debug(
                     "{} opened vnode {} in {} ms",
                     name,
                     vnode.vnode(),
                     (System.nanoTime() - start) / 1_000_000);
-            return opened;
+            return new Opened(opened, leftovers.get());
         } catch (Exception e) {
             throw new CompletionException(e);
         }
@@ -202,20 +216,50 @@ final class VnodeTransfers {
 
     /** Every opened instance, or, if one vnode failed, none: those opened are dropped. */
     private static List<PreparedVnode> collect(
-            List<CompletableFuture<List<PreparedVnode>>> each, Throwable failure) {
+            List<CompletableFuture<Opened>> each, Throwable failure) {
         if (failure == null) {
             List<PreparedVnode> opened = new ArrayList<>();
-            each.forEach(vnode -> opened.addAll(vnode.join()));
+            each.forEach(vnode -> opened.addAll(vnode.join().vnodes()));
             return opened;
         }
-        for (CompletableFuture<List<PreparedVnode>> vnode : each) {
+        for (CompletableFuture<Opened> vnode : each) {
             if (!vnode.isCompletedExceptionally()) {
-                vnode.join().forEach(PreparedVnode::discard);
+                vnode.join().vnodes().forEach(PreparedVnode::discard);
             }
         }
         throw failure instanceof CompletionException completion
                 ? completion
                 : new CompletionException(failure);
+    }
+
+    /**
+     * Deletes, on the transfer threads, what the installed vnodes' shipments left behind; inline
+     * when the threads are gone (the gate closed meanwhile).
+     */
+    private void deleteLeftovers(List<CompletableFuture<Opened>> each, ThreadPoolExecutor threads) {
+        for (CompletableFuture<Opened> vnode : each) {
+            if (vnode.isCompletedExceptionally()) {
+                continue;
+            }
+            StateTransfer.Leftovers leftovers = vnode.join().leftovers();
+            Runnable delete =
+                    () -> {
+                        try {
+                            leftovers.delete();
+                        } catch (Exception e) {
+                            LOG.warn(
+                                    "{} could not delete what the shipment of an installed vnode"
+                                            + " left behind: {}",
+                                    name,
+                                    e.toString());
+                        }
+                    };
+            try {
+                threads.execute(delete);
+            } catch (RejectedExecutionException closed) {
+                delete.run();
+            }
+        }
     }
 
     private ThreadPoolExecutor pool() {

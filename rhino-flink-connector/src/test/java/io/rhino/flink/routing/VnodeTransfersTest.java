@@ -28,6 +28,7 @@ import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -185,6 +186,68 @@ class VnodeTransfersTest {
                 .isEqualTo(instancesBefore);
     }
 
+    /**
+     * What a shipment leaves on the target's side (the local export's directory) is deleted only
+     * once every vnode of the open is installed, so that deleting does not delay the other opens,
+     * and it is deleted then.
+     */
+    @Test
+    void shipmentsAreDeletedOnceEveryVnodeOpened() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+        write(origin, LongStream.range(0, 500).boxed().filter(k -> owner(k) == 0).toList());
+        List<ShippedVnode> shipped =
+                ship(origin, List.of(0, 1, 2, 3), new LocalDirectoryStateTransfer());
+        assertThat(exports(origin)).as("one export directory per shipped vnode").hasSize(4);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch allDeleted = new CountDownLatch(4);
+        StateTransfer local = new LocalDirectoryStateTransfer();
+        StateTransfer recording =
+                new StateTransfer() {
+                    @Override
+                    public Shipment ship(
+                            VnodeKeyedStateBackend<?> backend,
+                            int vnode,
+                            int targetSubtask,
+                            HandoverId handover)
+                            throws Exception {
+                        return local.ship(backend, vnode, targetSubtask, handover);
+                    }
+
+                    @Override
+                    public Leftovers install(
+                            VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
+                            throws Exception {
+                        Leftovers leftovers = local.install(backend, vnode, payload);
+                        events.add("installed " + vnode);
+                        return () -> {
+                            events.add("deleted " + vnode);
+                            leftovers.delete();
+                            allDeleted.countDown();
+                        };
+                    }
+                };
+
+        List<PreparedVnode> opened =
+                transfers.open(target, shipped, recording).get(1, TimeUnit.MINUTES);
+
+        assertThat(allDeleted.await(1, TimeUnit.MINUTES)).as("every shipment deleted").isTrue();
+        assertThat(events.subList(0, 4))
+                .as("four vnodes opened on three threads, no deletion between the opens")
+                .allMatch(event -> event.startsWith("installed "));
+        assertThat(exports(origin)).as("the export directories").isEmpty();
+        for (PreparedVnode vnode : opened) {
+            target.adoptVnode(vnode);
+        }
+        assertThat(target.ownedVnodes()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+    }
+
+    private static List<Path> exports(VnodeKeyedStateBackend<Long> origin) throws Exception {
+        try (Stream<Path> entries = Files.list(origin.transferDirectory().toPath())) {
+            return entries.toList();
+        }
+    }
+
     @Test
     void eachShipmentIsReportedAsSoonAsItIsShipped() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
@@ -239,10 +302,11 @@ class VnodeTransfersTest {
             }
 
             @Override
-            public void install(VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
+            public Leftovers install(
+                    VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
                     throws Exception {
                 beforeInstall.before(vnode);
-                local.install(backend, vnode, payload);
+                return local.install(backend, vnode, payload);
             }
         };
     }

@@ -68,10 +68,10 @@ public final class BlockingInstallStateTransfer implements StateTransfer {
     }
 
     @Override
-    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
         STARTED.get(runId).complete(null);
         RELEASED.get(runId).get(1, TimeUnit.MINUTES);
-        delegate.install(target, vnode, payload);
+        return delegate.install(target, vnode, payload);
     }
 }

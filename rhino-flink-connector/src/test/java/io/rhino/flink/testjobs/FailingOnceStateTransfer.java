@@ -101,9 +101,10 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     }
 
     @Override
-    public void install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
             throws Exception {
-        delegate.install(target, vnode, payload);
+        Leftovers leftovers = delegate.install(target, vnode, payload);
         INSTALLS_SINCE_ARMED.get(runId).incrementAndGet();
+        return leftovers;
     }
 }

@@ -78,6 +78,24 @@ public final class RhinoOptions {
                                     + "checkpoint references. Defaults to "
                                     + "'execution.checkpointing.num-retained'.");
 
+    /** The block size of the vnode instances' memtable arenas. */
+    public static final ConfigOption<MemorySize> STATE_ARENA_BLOCK_SIZE =
+            ConfigOptions.key("rhino.state.arena-block-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64kb"))
+                    .withDescription(
+                            "Size of the blocks in which the memtables of each vnode's RocksDB"
+                                    + " instance allocate memory (RocksDB's arena_block_size). A"
+                                    + " memtable that holds any data holds at least one block,"
+                                    + " and the slot's write buffer manager counts whole blocks:"
+                                    + " with RocksDB's default of 1 MB, the many vnode instances"
+                                    + " and column families of a slot fill the slot's write"
+                                    + " buffer memory with nearly empty blocks, so that every"
+                                    + " write flushes a memtable of a few KB, and the flushes and"
+                                    + " compactions of the tiny files take more CPU than the"
+                                    + " records. 0 keeps RocksDB's default. An arena block size"
+                                    + " set by a RocksDB options factory wins.");
+
     /** How long a handover may take before it is failed and the job rolled back. */
     public static final ConfigOption<Duration> HANDOVER_TIMEOUT =
             ConfigOptions.key("rhino.handover.timeout")

@@ -105,8 +105,19 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         .orElse(config.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
         return new RhinoStateBackend(
                 rocksdb.configure(config, classLoader),
-                vnodeRocksdb.configure(config, classLoader),
+                vnodeBackend(config, classLoader),
                 retained);
+    }
+
+    /** The configured RocksDB backend, with the vnode instances' arena block size under it. */
+    private EmbeddedRocksDBStateBackend vnodeBackend(
+            ReadableConfig config, ClassLoader classLoader) {
+        EmbeddedRocksDBStateBackend configured = vnodeRocksdb.configure(config, classLoader);
+        configured.setRocksDBOptions(
+                new VnodeRocksDbOptions(
+                        config.get(RhinoOptions.STATE_ARENA_BLOCK_SIZE).getBytes(),
+                        configured.getRocksDBOptions()));
+        return configured;
     }
 
     @Override

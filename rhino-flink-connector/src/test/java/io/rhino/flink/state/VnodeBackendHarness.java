@@ -54,6 +54,7 @@ public final class VnodeBackendHarness implements AutoCloseable {
             new java.util.HashMap<>();
 
     private final TtlTimeProvider ttlTimeProvider;
+    private Configuration configuration = new Configuration();
 
     public VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
         this(spec, checkpointDir, TtlTimeProvider.DEFAULT);
@@ -64,6 +65,12 @@ public final class VnodeBackendHarness implements AutoCloseable {
         this.spec = spec;
         this.checkpointDir = checkpointDir;
         this.ttlTimeProvider = ttlTime;
+    }
+
+    /** The configuration the state backend of backends created from now on reads. */
+    public VnodeBackendHarness withConfiguration(Configuration configuration) {
+        this.configuration = configuration;
+        return this;
     }
 
     public VnodeKeyedStateBackend<Long> create(
@@ -82,7 +89,7 @@ public final class VnodeBackendHarness implements AutoCloseable {
                         spec.numKeyGroups(), spec.parallelism(), subtask);
         RhinoStateBackend stateBackend =
                 new RhinoStateBackendFactory()
-                        .createFromConfig(new Configuration(), getClass().getClassLoader());
+                        .createFromConfig(configuration, getClass().getClassLoader());
         VnodeKeyedStateBackend<Long> backend =
                 stateBackend.createVnodeKeyedStateBackend(
                         new KeyedStateBackendParametersImpl<>(

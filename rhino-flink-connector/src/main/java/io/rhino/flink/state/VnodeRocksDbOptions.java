@@ -1,0 +1,102 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.state;
+
+import java.util.Collection;
+import javax.annotation.Nullable;
+import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptionsFactory;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The RocksDB options of vnode instances: the configured options factory's, on top of a memtable
+ * arena block size that suits many small instances sharing a slot's write buffer memory. A slot
+ * holds one instance per owned vnode of each Rhino operator, and a memtable holding any data holds
+ * a whole arena block; with RocksDB's default block (1 MB) the blocks alone exceed the slot's write
+ * buffer limit, so that every write forces a flush of a memtable of a few KB.
+ */
+final class VnodeRocksDbOptions implements RocksDBOptionsFactory {
+
+    private static final long serialVersionUID = 1L;
+
+    private final long arenaBlockSize;
+    @Nullable private final RocksDBOptionsFactory configured;
+
+    /**
+     * @param arenaBlockSize bytes, or 0 for RocksDB's default
+     * @param configured the options factory the job configured, if any; it is applied after the
+     *     block size, so a block size it sets wins
+     */
+    VnodeRocksDbOptions(long arenaBlockSize, @Nullable RocksDBOptionsFactory configured) {
+        if (arenaBlockSize < 0) {
+            throw new IllegalArgumentException(
+                    "The arena block size must not be negative, got " + arenaBlockSize);
+        }
+        this.arenaBlockSize = arenaBlockSize;
+        this.configured =
+                configured instanceof VnodeRocksDbOptions wrapped ? wrapped.configured : configured;
+    }
+
+    @Nullable
+    RocksDBOptionsFactory configured() {
+        return configured;
+    }
+
+    @Override
+    public DBOptions createDBOptions(
+            DBOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
+        return configured == null
+                ? currentOptions
+                : configured.createDBOptions(currentOptions, handlesToClose);
+    }
+
+    @Override
+    public ColumnFamilyOptions createColumnOptions(
+            ColumnFamilyOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
+        if (arenaBlockSize > 0) {
+            currentOptions.setArenaBlockSize(arenaBlockSize);
+        }
+        return configured == null
+                ? currentOptions
+                : configured.createColumnOptions(currentOptions, handlesToClose);
+    }
+
+    @Override
+    public RocksDBNativeMetricOptions createNativeMetricsOptions(
+            RocksDBNativeMetricOptions nativeMetricOptions) {
+        return configured == null
+                ? nativeMetricOptions
+                : configured.createNativeMetricsOptions(nativeMetricOptions);
+    }
+
+    @Override
+    public WriteOptions createWriteOptions(
+            WriteOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
+        return configured == null
+                ? currentOptions
+                : configured.createWriteOptions(currentOptions, handlesToClose);
+    }
+
+    @Override
+    public ReadOptions createReadOptions(
+            ReadOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
+        return configured == null
+                ? currentOptions
+                : configured.createReadOptions(currentOptions, handlesToClose);
+    }
+}

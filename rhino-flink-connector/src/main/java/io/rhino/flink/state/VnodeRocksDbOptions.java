@@ -15,6 +15,7 @@
 package io.rhino.flink.state;
 
 import java.util.Collection;
+import java.util.function.Function;
 import javax.annotation.Nullable;
 import org.apache.flink.state.rocksdb.RocksDBNativeMetricOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptionsFactory;
@@ -60,9 +61,7 @@ final class VnodeRocksDbOptions implements RocksDBOptionsFactory {
     @Override
     public DBOptions createDBOptions(
             DBOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
-        return configured == null
-                ? currentOptions
-                : configured.createDBOptions(currentOptions, handlesToClose);
+        return configuredOr(currentOptions, f -> f.createDBOptions(currentOptions, handlesToClose));
     }
 
     @Override
@@ -71,32 +70,33 @@ final class VnodeRocksDbOptions implements RocksDBOptionsFactory {
         if (arenaBlockSize > 0) {
             currentOptions.setArenaBlockSize(arenaBlockSize);
         }
-        return configured == null
-                ? currentOptions
-                : configured.createColumnOptions(currentOptions, handlesToClose);
+        return configuredOr(
+                currentOptions, f -> f.createColumnOptions(currentOptions, handlesToClose));
     }
 
     @Override
     public RocksDBNativeMetricOptions createNativeMetricsOptions(
             RocksDBNativeMetricOptions nativeMetricOptions) {
-        return configured == null
-                ? nativeMetricOptions
-                : configured.createNativeMetricsOptions(nativeMetricOptions);
+        return configuredOr(
+                nativeMetricOptions, f -> f.createNativeMetricsOptions(nativeMetricOptions));
     }
 
     @Override
     public WriteOptions createWriteOptions(
             WriteOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
-        return configured == null
-                ? currentOptions
-                : configured.createWriteOptions(currentOptions, handlesToClose);
+        return configuredOr(
+                currentOptions, f -> f.createWriteOptions(currentOptions, handlesToClose));
     }
 
     @Override
     public ReadOptions createReadOptions(
             ReadOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
-        return configured == null
-                ? currentOptions
-                : configured.createReadOptions(currentOptions, handlesToClose);
+        return configuredOr(
+                currentOptions, f -> f.createReadOptions(currentOptions, handlesToClose));
+    }
+
+    /** What the configured factory makes of {@code current}, or {@code current} without one. */
+    private <T> T configuredOr(T current, Function<RocksDBOptionsFactory, T> apply) {
+        return configured == null ? current : apply.apply(configured);
     }
 }

@@ -201,32 +201,18 @@ class VnodeTransfersTest {
         assertThat(exports(origin)).as("one export directory per shipped vnode").hasSize(4);
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch allDeleted = new CountDownLatch(4);
-        StateTransfer local = new LocalDirectoryStateTransfer();
         StateTransfer recording =
-                new StateTransfer() {
-                    @Override
-                    public Shipment ship(
-                            VnodeKeyedStateBackend<?> backend,
-                            int vnode,
-                            int targetSubtask,
-                            HandoverId handover)
-                            throws Exception {
-                        return local.ship(backend, vnode, targetSubtask, handover);
-                    }
-
-                    @Override
-                    public Leftovers install(
-                            VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
-                            throws Exception {
-                        Leftovers leftovers = local.install(backend, vnode, payload);
-                        events.add("installed " + vnode);
-                        return () -> {
-                            events.add("deleted " + vnode);
-                            leftovers.delete();
-                            allDeleted.countDown();
-                        };
-                    }
-                };
+                localWith(
+                        vnode -> {},
+                        vnode -> {},
+                        (vnode, leftovers) -> {
+                            events.add("installed " + vnode);
+                            return () -> {
+                                events.add("deleted " + vnode);
+                                leftovers.delete();
+                                allDeleted.countDown();
+                            };
+                        });
 
         List<PreparedVnode> opened =
                 transfers.open(target, shipped, recording).get(1, TimeUnit.MINUTES);
@@ -286,8 +272,20 @@ class VnodeTransfersTest {
         void before(int vnode) throws Exception;
     }
 
+    /** What a test makes of what an install of a vnode left behind. */
+    @FunctionalInterface
+    private interface AfterInstall {
+        StateTransfer.Leftovers after(int vnode, StateTransfer.Leftovers leftovers);
+    }
+
     /** The local transfer, with {@code beforeShip} and {@code beforeInstall} run first. */
     private static StateTransfer localWith(VnodeStep beforeShip, VnodeStep beforeInstall) {
+        return localWith(beforeShip, beforeInstall, (vnode, leftovers) -> leftovers);
+    }
+
+    /** The same, with what each install left behind passed through {@code afterInstall}. */
+    private static StateTransfer localWith(
+            VnodeStep beforeShip, VnodeStep beforeInstall, AfterInstall afterInstall) {
         StateTransfer local = new LocalDirectoryStateTransfer();
         return new StateTransfer() {
             @Override
@@ -306,7 +304,7 @@ class VnodeTransfersTest {
                     VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
                     throws Exception {
                 beforeInstall.before(vnode);
-                return local.install(backend, vnode, payload);
+                return afterInstall.after(vnode, local.install(backend, vnode, payload));
             }
         };
     }

@@ -53,11 +53,6 @@ final class VnodeRocksDbOptions implements RocksDBOptionsFactory {
                 configured instanceof VnodeRocksDbOptions wrapped ? wrapped.configured : configured;
     }
 
-    @Nullable
-    RocksDBOptionsFactory configured() {
-        return configured;
-    }
-
     @Override
     public DBOptions createDBOptions(
             DBOptions currentOptions, Collection<AutoCloseable> handlesToClose) {

@@ -190,7 +190,24 @@ class FullReplicaStoreITCase {
             }
             Thread.sleep(250);
         }
-        throw new AssertionError("The freed TaskManager is in no chain again: " + view);
+        throw new AssertionError(
+                "The freed TaskManager is in no chain again: "
+                        + view
+                        + "\nThe JobManager's chain decisions:\n"
+                        + chainDecisions(cluster));
+    }
+
+    /** The JobManager's log lines of replica chains sent and of full stores left out. */
+    private static String chainDecisions(ProcessCluster cluster) throws IOException {
+        return String.join(
+                "\n",
+                Files.readAllLines(cluster.jobManagerLog()).stream()
+                        .filter(
+                                line ->
+                                        line.contains("Replica chains of Rhino operator")
+                                                || line.contains("Replica stores of Rhino operator")
+                                                || line.contains("switched from state"))
+                        .toList());
     }
 
     private static String replication(RemoteOperator operator) {

@@ -36,11 +36,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.operators.coordination.CoordinatorStore;
@@ -79,6 +81,9 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     private volatile RhinoRuntimeSettings settings;
     private volatile AutoBalancer autoBalancer;
     private FullStores fullStores;
+    // the timer's check of the earliest full-store back-off's end, and when it runs
+    private ScheduledFuture<?> backoffCheck;
+    private long backoffCheckAtMillis;
 
     /**
      * The manager's timeouts. The operator's own, shut down with it: a thread that outlived the job
@@ -192,14 +197,51 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         boolean changed = stores.report(taskManager, fullAgoMillis, now);
         changed |= stores.expired(now);
         if (changed) {
-            LOG.warn(
-                    "Replica stores of Rhino operator '{}' that ran out of space recently, left"
-                            + " out of replica chains for {}: {}",
-                    spec.name(),
-                    settings.replication().fullStoreBackoff(),
-                    stores.excluded(now));
-            sendReplicationChains();
+            fullStoresChanged(now);
         }
+        checkWhenBackoffEnds();
+    }
+
+    private void fullStoresChanged(long now) {
+        LOG.warn(
+                "Replica stores of Rhino operator '{}' that ran out of space recently, left"
+                        + " out of replica chains for {}: {}",
+                spec.name(),
+                settings.replication().fullStoreBackoff(),
+                fullStores.excluded(now));
+        sendReplicationChains();
+    }
+
+    /**
+     * Has the timer take a freed TaskManager back into the chains when its back-off ends, not only
+     * when a gate's next report arrives: a gate whose input ended reports no more.
+     */
+    private void checkWhenBackoffEnds() {
+        OptionalLong next = fullStores.nextExpiryMillis();
+        if (next.isEmpty()
+                || timer.isShutdown()
+                || (backoffCheck != null
+                        && !backoffCheck.isDone()
+                        && backoffCheckAtMillis == next.getAsLong())) {
+            return;
+        }
+        if (backoffCheck != null) {
+            backoffCheck.cancel(false);
+        }
+        backoffCheckAtMillis = next.getAsLong();
+        long delay = Math.max(0, backoffCheckAtMillis - System.currentTimeMillis());
+        backoffCheck = timer.schedule(this::backoffEnded, delay, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void backoffEnded() {
+        if (timer.isShutdown()) {
+            return; // closed while this check waited for the lock
+        }
+        long now = System.currentTimeMillis();
+        if (fullStores.expired(now)) {
+            fullStoresChanged(now);
+        }
+        checkWhenBackoffEnds();
     }
 
     /** A gate's report and when it arrived here (ages are aged by this JVM's clock only). */
@@ -337,6 +379,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
         if (fullStores != null && replicaStoreFullAgoMillis >= 0) {
             // chains go out when every gate runs again, below
             fullStores.report(taskManager, replicaStoreFullAgoMillis, System.currentTimeMillis());
+            checkWhenBackoffEnds();
         }
         recovery.gateStarted(subtask, attempt);
         resumeIfAllRunning();

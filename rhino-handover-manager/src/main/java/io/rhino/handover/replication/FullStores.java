@@ -17,6 +17,7 @@ package io.rhino.handover.replication;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -56,6 +57,14 @@ public final class FullStores {
     /** Whether a back-off ended since the last call, changing the excluded set. */
     public boolean expired(long nowMillis) {
         return fullAtMillis.values().removeIf(at -> at + backoffMillis <= nowMillis);
+    }
+
+    /**
+     * When the earliest back-off still recorded ends (checking {@link #expired} then changes the
+     * excluded set), or empty if none is.
+     */
+    public OptionalLong nextExpiryMillis() {
+        return fullAtMillis.values().stream().mapToLong(at -> at + backoffMillis).min();
     }
 
     /** The TaskManagers no chain should include now. */

@@ -30,12 +30,14 @@ class FullStoresTest {
         // ran full 10 s before the report arrived
         assertThat(stores.report("b", 10_000, 1_000_000)).isTrue();
         assertThat(stores.excluded(1_000_000)).containsExactly("b");
+        assertThat(stores.nextExpiryMillis()).hasValue(1_050_000);
         // the same event reported again changes nothing
         assertThat(stores.report("b", 11_000, 1_001_000)).isFalse();
         assertThat(stores.expired(1_049_999)).isFalse();
         assertThat(stores.excluded(1_049_999)).containsExactly("b");
         assertThat(stores.expired(1_050_000)).isTrue();
         assertThat(stores.excluded(1_050_000)).isEmpty();
+        assertThat(stores.nextExpiryMillis()).isEmpty();
         // reports of that old event after the back-off ended change nothing
         assertThat(stores.report("b", 61_000, 1_051_000)).isFalse();
         assertThat(stores.expired(1_052_000)).isFalse();
@@ -48,5 +50,6 @@ class FullStoresTest {
         stores.report("b", 0, 30_000);
         assertThat(stores.excluded(89_999)).containsExactly("b");
         assertThat(stores.excluded(90_000)).isEmpty();
+        assertThat(stores.nextExpiryMillis()).hasValue(90_000);
     }
 }

@@ -15,6 +15,7 @@
 package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
@@ -46,6 +47,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -79,6 +81,49 @@ class RhinoUpgradeITCase {
     @Test
     void changedActiveParallelismKeepsTheRestoredRoutingTable() throws Exception {
         upgrade(1, false, 2);
+    }
+
+    /**
+     * State written with one vnode count does not restore into a job built with another (as a job
+     * that relied on the default count would meet after that default changed): the job fails
+     * without restarting, and the error names the restored count to build the job with.
+     */
+    @Test
+    void aChangedVnodeCountIsRefusedNamingTheRestoredOne() throws Exception {
+        String runId = "vnode-count-" + UUID.randomUUID();
+        StreamExecutionEnvironment v1 = environment(null);
+        countPerKey(v1, 16, runId);
+        JobClient first = v1.executeAsync("vnodes-16");
+        RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
+        Thread.sleep(1_000); // let some records and a checkpoint through
+        String savepoint =
+                first.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), SavepointFormatType.NATIVE)
+                        .get(60, TimeUnit.SECONDS);
+
+        StreamExecutionEnvironment v2 = environment(savepoint);
+        countPerKey(v2, 8, runId);
+        JobClient second = v2.executeAsync("vnodes-8");
+        assertThatThrownBy(() -> second.getJobExecutionResult().get(60, TimeUnit.SECONDS))
+                .as("restoring 16 vnodes' state into 8")
+                .satisfies(
+                        failure ->
+                                assertThat(ExceptionUtils.stringifyException(failure))
+                                        .contains("16 vnodes")
+                                        .contains("rhino.vnodes: 16"));
+        ResultSink.take(runId);
+    }
+
+    private static void countPerKey(StreamExecutionEnvironment env, int vnodes, String runId) {
+        DataStream<Tuple3<Long, Long, Long>> events =
+                Events.stream(env, "events", 1, EVENTS, 5, 13, EVENTS_PER_SECOND, 1).uid("events");
+        RhinoStreams.keyBy(
+                        events,
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").vnodes(vnodes).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
     }
 
     /**

@@ -17,9 +17,11 @@ package io.rhino.flink.coordination;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.routing.UnsupportedJobShapeException;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -48,6 +50,8 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     private RhinoOperatorHub hub;
     private HandoverManager manager;
     private RoutingTable restoredTable;
+    // why the restored table cannot run in this job, if it cannot; the job fails once started
+    private String refusedRestore;
 
     private RhinoGateCoordinator(
             Context context,
@@ -70,7 +74,9 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                                 .timeout(settings.handoverTimeout())
                                 .build(),
                         settings);
-        if (restoredTable != null) {
+        if (refusedRestore != null) {
+            failUnrunnableRestore();
+        } else if (restoredTable != null) {
             manager.resetTo(restoredTable);
             restoredTable = null;
         }
@@ -170,6 +176,16 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                         ? spec.initialRoutingTable()
                         : InstantiationUtil.deserializeObject(
                                 checkpointData, context.getUserCodeClassloader());
+        Optional<String> refusal = spec.refusalToRestore(table);
+        if (refusal.isPresent()) {
+            // Throwing here would fail the JobMaster's start; the job fails instead, as the
+            // routers' tasks would (they refuse the same table).
+            refusedRestore = refusal.get();
+            if (manager != null) {
+                failUnrunnableRestore();
+            }
+            return;
+        }
         if (hub != null) {
             hub.checkpointsReset();
             hub.failoverDone();
@@ -180,6 +196,11 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         } else {
             restoredTable = table;
         }
+    }
+
+    private void failUnrunnableRestore() {
+        LOG.error("{}", refusedRestore);
+        context.failJob(UnsupportedJobShapeException.atTaskStart(refusedRestore));
     }
 
     @Override

@@ -16,7 +16,9 @@ package io.rhino.flink.routing;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoOptions;
 import java.io.Serializable;
+import java.util.Optional;
 
 /**
  * The static shape of one Rhino keyed operator, shared by its router, gate and state backend so
@@ -73,5 +75,44 @@ public record RhinoOperatorSpec(
 
     public RoutingTable initialRoutingTable() {
         return RoutingTable.initial(layout(), parallelism, activeParallelism);
+    }
+
+    /**
+     * Why a routing table restored from a checkpoint or savepoint cannot run in this operator (its
+     * key groups, vnodes or parallelism differ, which existing state cannot), naming the values to
+     * build the job with; empty if it fits.
+     */
+    public Optional<String> refusalToRestore(RoutingTable restored) {
+        if (restored.layout().equals(layout()) && restored.parallelism() == parallelism) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                "Rhino keyed stream '"
+                        + name
+                        + "' restores a routing table of "
+                        + shape(restored.layout(), restored.parallelism())
+                        + ", but the job is built with "
+                        + shape(layout(), parallelism)
+                        + " subtasks. Key groups, vnodes and parallelism cannot change for"
+                        + " existing state: build the job with the restored values ("
+                        + RhinoOptions.KEY_GROUPS.key()
+                        + ": "
+                        + restored.layout().numKeyGroups()
+                        + ", "
+                        + RhinoOptions.VNODES.key()
+                        + ": "
+                        + restored.layout().numVnodes()
+                        + ", or RhinoKeyedStreamOptions' keyGroups and vnodes; parallelism "
+                        + restored.parallelism()
+                        + ").");
+    }
+
+    private static String shape(VnodeLayout layout, int parallelism) {
+        return layout.numKeyGroups()
+                + " key groups in "
+                + layout.numVnodes()
+                + " vnodes over "
+                + parallelism
+                + " subtasks";
     }
 }

@@ -17,7 +17,6 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverCommand;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.RoutingTable;
-import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.coordination.RouterAckEvent;
 import io.rhino.flink.coordination.RouterCommandEvent;
 import io.rhino.flink.coordination.RouterFinishingEvent;
@@ -104,29 +103,12 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     }
 
     private RoutingTable fitting(RoutingTable restored) {
-        if (!restored.layout().equals(spec.layout())
-                || restored.parallelism() != spec.parallelism()) {
-            throw UnsupportedJobShapeException.atTaskStart(
-                    "Rhino keyed stream '"
-                            + spec.name()
-                            + "' restores a routing table of "
-                            + shape(restored.layout(), restored.parallelism())
-                            + ", but the job is built with "
-                            + shape(spec.layout(), spec.parallelism())
-                            + " subtasks. Key groups, vnodes and parallelism cannot change for"
-                            + " existing state: build the job with the values of the restored"
-                            + " one.");
-        }
+        spec.refusalToRestore(restored)
+                .ifPresent(
+                        refusal -> {
+                            throw UnsupportedJobShapeException.atTaskStart(refusal);
+                        });
         return restored;
-    }
-
-    private static String shape(VnodeLayout layout, int parallelism) {
-        return layout.numKeyGroups()
-                + " key groups in "
-                + layout.numVnodes()
-                + " vnodes over "
-                + parallelism
-                + " subtasks";
     }
 
     @Override

@@ -16,6 +16,7 @@ package io.rhino.flink.state;
 
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -174,7 +175,11 @@ final class CanonicalSavepoints {
                             + subtaskIndex
                             + " with "
                             + layout.numVnodes()
-                            + " vnodes; neither can change for existing state.");
+                            + " vnodes; neither can change for existing state (set "
+                            + RhinoOptions.VNODES.key()
+                            + ": "
+                            + numVnodes
+                            + " and the parallelism it was written with).");
         }
         Map<Integer, List<KeyedStateHandle>> byVnode = new TreeMap<>();
         String vnodes = owned.getOption(VNODES_OPTION);

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.state;
 
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import java.io.IOException;
 import java.util.Collection;
@@ -117,7 +118,15 @@ final class VnodeRestore {
                             + spec.numKeyGroups()
                             + " key groups in "
                             + spec.numVnodes()
-                            + " vnodes; these cannot change for existing state.");
+                            + " vnodes; these cannot change for existing state: set "
+                            + RhinoOptions.KEY_GROUPS.key()
+                            + ": "
+                            + manifest.numKeyGroups()
+                            + " and "
+                            + RhinoOptions.VNODES.key()
+                            + ": "
+                            + manifest.numVnodes()
+                            + " (or RhinoKeyedStreamOptions' keyGroups and vnodes).");
         }
     }
 }

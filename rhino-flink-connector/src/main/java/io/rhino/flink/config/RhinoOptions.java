@@ -27,7 +27,7 @@ import org.apache.flink.configuration.MemorySize;
 public final class RhinoOptions {
 
     /** Vnodes per deployed subtask when {@code rhino.vnodes} is not set. */
-    public static final int DEFAULT_VNODES_PER_SUBTASK = 8;
+    public static final int DEFAULT_VNODES_PER_SUBTASK = 4;
 
     /** Above this many vnodes (RocksDB instances) in one slot the backend logs a warning. */
     public static final int MAX_VNODES_PER_SLOT_WITHOUT_WARNING = 16;
@@ -45,11 +45,14 @@ public final class RhinoOptions {
                                     + "memory. Defaults to "
                                     + DEFAULT_VNODES_PER_SUBTASK
                                     + " per deployed subtask (at most the number of key groups). "
-                                    + "More vnodes allow finer moves but cost throughput once a "
-                                    + "slot holds more RocksDB instances than its memory feeds "
-                                    + "well (a warning is logged above "
+                                    + "More vnodes allow finer moves but cost throughput and "
+                                    + "checkpoint time: each instance flushes its memtables and "
+                                    + "takes a RocksDB checkpoint while the task waits in every "
+                                    + "checkpoint's synchronous phase (a warning is logged above "
                                     + MAX_VNODES_PER_SLOT_WITHOUT_WARNING
-                                    + " per slot).");
+                                    + " per slot). Fixed for the life of the job's state: state "
+                                    + "written with another count is refused on restore, with the "
+                                    + "count to set.");
 
     /** The number of key groups (Flink's max parallelism) of a Rhino keyed operator. */
     public static final ConfigOption<Integer> KEY_GROUPS =

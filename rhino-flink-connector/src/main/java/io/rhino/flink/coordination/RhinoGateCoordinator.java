@@ -186,6 +186,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             }
             return;
         }
+        refusedRestore = null;
         if (hub != null) {
             hub.checkpointsReset();
             hub.failoverDone();

@@ -93,7 +93,7 @@ public record RhinoOperatorSpec(
                         + shape(restored.layout(), restored.parallelism())
                         + ", but the job is built with "
                         + shape(layout(), parallelism)
-                        + " subtasks. Key groups, vnodes and parallelism cannot change for"
+                        + ". Key groups, vnodes and parallelism cannot change for"
                         + " existing state: build the job with the restored values ("
                         + RhinoOptions.KEY_GROUPS.key()
                         + ": "

@@ -14,6 +14,10 @@
 
 package io.rhino.benchmarks;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,5 +51,14 @@ public final class BenchmarkMain {
             exitCode = 1;
         }
         System.exit(exitCode);
+    }
+
+    /** Writes a benchmark's CSV lines to {@code out}, creating its directory, and says where. */
+    public static void writeCsv(Path out, List<String> lines) throws IOException {
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        Files.write(out, lines);
+        System.out.println("Wrote " + out);
     }
 }

@@ -93,12 +93,7 @@ public final class InstanceCheckpointBenchmark {
                 EmbeddedCluster.deleteRecursively(work);
             }
         }
-        Path out = Paths.get(args.get("out"));
-        if (out.getParent() != null) {
-            Files.createDirectories(out.getParent());
-        }
-        Files.write(out, csv);
-        System.out.println("Wrote " + out);
+        BenchmarkMain.writeCsv(Paths.get(args.get("out")), csv);
     }
 
     private static void measure(

@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.rocksdb.Checkpoint;
@@ -79,11 +80,19 @@ public final class InstanceCheckpointBenchmark {
         RocksDB.loadLibrary();
         List<String> csv =
                 new ArrayList<>(List.of("variant,round,instances,total_ms,ms_per_instance"));
-        for (String variant : args.get("variants").split(",")) {
+        List<String> variants =
+                Arrays.stream(args.get("variants").split(",")).map(String::trim).toList();
+        int threads = variants.indexOf("flush-threads-4");
+        if (threads >= 0 && threads != variants.size() - 1) {
+            throw new IllegalArgumentException(
+                    "--variants: flush-threads-4 enlarges RocksDB's process-wide flush pool for"
+                            + " every later variant; list it last");
+        }
+        for (String variant : variants) {
             Path work = Files.createTempDirectory(Paths.get(args.get("dir")), "rhino-ckpt-bench-");
             try {
                 measure(
-                        variant.trim(),
+                        variant,
                         work,
                         args.getInt("instances", 1),
                         args.getInt("writes", 0),
@@ -100,90 +109,100 @@ public final class InstanceCheckpointBenchmark {
             String variant, Path work, int instances, int writes, int rounds, List<String> csv)
             throws Exception {
         if (variant.equals("flush-threads-4")) {
-            // process-wide: run this variant last
+            // process-wide, hence the last variant
             Env.getDefault().setBackgroundThreads(4, Priority.HIGH);
         }
         List<RocksDB> dbs = new ArrayList<>();
         List<List<ColumnFamilyHandle>> families = new ArrayList<>();
         List<AutoCloseable> resources = new ArrayList<>();
+        // the write buffer manager and its cache outlive the instances that share them
         try (LRUCache cache = new LRUCache(128 << 20);
                 WriteBufferManager buffers = new WriteBufferManager(64 << 20, cache);
                 WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
-            for (int i = 0; i < instances; i++) {
-                // the options Flink's backend and Rhino's vnode instances start from
-                DBOptions options =
-                        new DBOptions()
-                                .setCreateIfMissing(true)
-                                .setCreateMissingColumnFamilies(true)
-                                .setUseFsync(false)
-                                .setStatsDumpPeriodSec(0)
-                                .setMaxBackgroundJobs(2)
-                                .setWriteBufferManager(buffers)
-                                .setAtomicFlush(variant.equals("atomic-flush"));
-                ColumnFamilyOptions columns = new ColumnFamilyOptions().setArenaBlockSize(64 << 10);
-                resources.add(options);
-                resources.add(columns);
-                List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-                descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columns));
-                for (int f = 0; f < WRITTEN_FAMILIES; f++) {
-                    descriptors.add(new ColumnFamilyDescriptor(("state-" + f).getBytes(), columns));
-                }
-                List<ColumnFamilyHandle> handles = new ArrayList<>();
-                dbs.add(
-                        RocksDB.open(
-                                options, work.resolve("db-" + i).toString(), descriptors, handles));
-                families.add(handles);
-            }
-            Random random = new Random(42);
-            byte[] value = new byte[1024];
-            List<String> perInstance = new ArrayList<>();
-            for (int round = 0; round < rounds; round++) {
+            try {
                 for (int i = 0; i < instances; i++) {
-                    for (int w = 0; w < (variant.equals("no-writes") ? 0 : writes); w++) {
-                        random.nextBytes(value);
-                        dbs.get(i)
-                                .put(
-                                        families.get(i).get(1 + w % WRITTEN_FAMILIES),
-                                        noWal,
-                                        ("key-" + random.nextInt(100_000)).getBytes(),
-                                        value);
+                    // the options Flink's backend and Rhino's vnode instances start from
+                    DBOptions options =
+                            new DBOptions()
+                                    .setCreateIfMissing(true)
+                                    .setCreateMissingColumnFamilies(true)
+                                    .setUseFsync(false)
+                                    .setStatsDumpPeriodSec(0)
+                                    .setMaxBackgroundJobs(2)
+                                    .setWriteBufferManager(buffers)
+                                    .setAtomicFlush(variant.equals("atomic-flush"));
+                    ColumnFamilyOptions columns =
+                            new ColumnFamilyOptions().setArenaBlockSize(64 << 10);
+                    resources.add(options);
+                    resources.add(columns);
+                    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+                    descriptors.add(
+                            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columns));
+                    for (int f = 0; f < WRITTEN_FAMILIES; f++) {
+                        descriptors.add(
+                                new ColumnFamilyDescriptor(("state-" + f).getBytes(), columns));
                     }
+                    List<ColumnFamilyHandle> handles = new ArrayList<>();
+                    dbs.add(
+                            RocksDB.open(
+                                    options,
+                                    work.resolve("db-" + i).toString(),
+                                    descriptors,
+                                    handles));
+                    families.add(handles);
                 }
-                Thread.sleep(200);
-                long start = System.nanoTime();
-                if (variant.equals("flush-all-first")) {
-                    try (FlushOptions noWait = new FlushOptions().setWaitForFlush(false)) {
-                        for (int i = 0; i < instances; i++) {
-                            dbs.get(i).flush(noWait, families.get(i));
+                Random random = new Random(42);
+                byte[] value = new byte[1024];
+                List<String> perInstance = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                    for (int i = 0; i < instances; i++) {
+                        for (int w = 0; w < (variant.equals("no-writes") ? 0 : writes); w++) {
+                            random.nextBytes(value);
+                            dbs.get(i)
+                                    .put(
+                                            families.get(i).get(1 + w % WRITTEN_FAMILIES),
+                                            noWal,
+                                            ("key-" + random.nextInt(100_000)).getBytes(),
+                                            value);
                         }
                     }
-                }
-                for (int i = 0; i < instances; i++) {
-                    try (Checkpoint checkpoint = Checkpoint.create(dbs.get(i))) {
-                        checkpoint.createCheckpoint(
-                                work.resolve("chk-" + round + "-" + i).toString());
+                    Thread.sleep(200);
+                    long start = System.nanoTime();
+                    if (variant.equals("flush-all-first")) {
+                        try (FlushOptions noWait = new FlushOptions().setWaitForFlush(false)) {
+                            for (int i = 0; i < instances; i++) {
+                                dbs.get(i).flush(noWait, families.get(i));
+                            }
+                        }
+                    }
+                    for (int i = 0; i < instances; i++) {
+                        try (Checkpoint checkpoint = Checkpoint.create(dbs.get(i))) {
+                            checkpoint.createCheckpoint(
+                                    work.resolve("chk-" + round + "-" + i).toString());
+                        }
+                    }
+                    double millis = (System.nanoTime() - start) / 1e6;
+                    csv.add(
+                            String.format(
+                                    "%s,%d,%d,%.2f,%.2f",
+                                    variant, round, instances, millis, millis / instances));
+                    if (round > 0) {
+                        perInstance.add(String.format("%.2f", millis / instances));
                     }
                 }
-                double millis = (System.nanoTime() - start) / 1e6;
-                csv.add(
-                        String.format(
-                                "%s,%d,%d,%.2f,%.2f",
-                                variant, round, instances, millis, millis / instances));
-                if (round > 0) {
-                    perInstance.add(String.format("%.2f", millis / instances));
+                System.out.printf(
+                        "%-16s ms per instance (rounds after the first): %s%n",
+                        variant, perInstance);
+            } finally {
+                for (List<ColumnFamilyHandle> handles : families) {
+                    handles.forEach(ColumnFamilyHandle::close);
                 }
-            }
-            System.out.printf(
-                    "%-16s ms per instance (rounds after the first): %s%n", variant, perInstance);
-        } finally {
-            for (List<ColumnFamilyHandle> handles : families) {
-                handles.forEach(ColumnFamilyHandle::close);
-            }
-            for (RocksDB db : dbs) {
-                db.close();
-            }
-            for (AutoCloseable resource : resources) {
-                resource.close();
+                for (RocksDB db : dbs) {
+                    db.close();
+                }
+                for (AutoCloseable resource : resources) {
+                    resource.close();
+                }
             }
         }
     }

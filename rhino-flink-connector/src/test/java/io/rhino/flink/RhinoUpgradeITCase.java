@@ -52,6 +52,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A Rhino job without auto-generated uids runs, and a new version of it, with an added operator,
@@ -88,8 +90,10 @@ class RhinoUpgradeITCase {
      * that relied on the default count would meet after that default changed): the job fails
      * without restarting, and the error names the restored count to build the job with.
      */
-    @Test
-    void aChangedVnodeCountIsRefusedNamingTheRestoredOne() throws Exception {
+    @ParameterizedTest
+    @EnumSource(SavepointFormatType.class)
+    void aChangedVnodeCountIsRefusedNamingTheRestoredOne(SavepointFormatType format)
+            throws Exception {
         String runId = "vnode-count-" + UUID.randomUUID();
         StreamExecutionEnvironment v1 = environment(null);
         countPerKey(v1, 16, runId);
@@ -97,8 +101,7 @@ class RhinoUpgradeITCase {
         RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
         Thread.sleep(1_000); // let some records and a checkpoint through
         String savepoint =
-                first.stopWithSavepoint(
-                                false, savepoints.toUri().toString(), SavepointFormatType.NATIVE)
+                first.stopWithSavepoint(false, savepoints.toUri().toString(), format)
                         .get(60, TimeUnit.SECONDS);
 
         StreamExecutionEnvironment v2 = environment(savepoint);

@@ -95,16 +95,26 @@ public record RhinoOperatorSpec(
                         + shape(layout(), parallelism)
                         + ". Key groups, vnodes and parallelism cannot change for"
                         + " existing state: build the job with the restored values ("
-                        + RhinoOptions.KEY_GROUPS.key()
-                        + ": "
-                        + restored.layout().numKeyGroups()
-                        + ", "
-                        + RhinoOptions.VNODES.key()
-                        + ": "
-                        + restored.layout().numVnodes()
-                        + ", or RhinoKeyedStreamOptions' keyGroups and vnodes; parallelism "
+                        + settingsOf(
+                                restored.layout().numKeyGroups(), restored.layout().numVnodes())
+                        + "; parallelism "
                         + restored.parallelism()
                         + ").");
+    }
+
+    /**
+     * The options that build an operator of {@code numKeyGroups} key groups in {@code numVnodes}
+     * vnodes, for messages that refuse state of another shape.
+     */
+    public static String settingsOf(int numKeyGroups, int numVnodes) {
+        return RhinoOptions.KEY_GROUPS.key()
+                + ": "
+                + numKeyGroups
+                + ", "
+                + RhinoOptions.VNODES.key()
+                + ": "
+                + numVnodes
+                + ", or RhinoKeyedStreamOptions' keyGroups and vnodes";
     }
 
     private static String shape(VnodeLayout layout, int parallelism) {

@@ -23,6 +23,7 @@ import io.rhino.flink.coordination.RouterFinishingEvent;
 import io.rhino.flink.coordination.RouterStartedEvent;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
@@ -103,11 +104,10 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     }
 
     private RoutingTable fitting(RoutingTable restored) {
-        spec.refusalToRestore(restored)
-                .ifPresent(
-                        refusal -> {
-                            throw UnsupportedJobShapeException.atTaskStart(refusal);
-                        });
+        Optional<String> refusal = spec.refusalToRestore(restored);
+        if (refusal.isPresent()) {
+            throw UnsupportedJobShapeException.atTaskStart(refusal.get());
+        }
         return restored;
     }
 

@@ -14,7 +14,6 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import java.io.IOException;
 import java.util.Collection;
@@ -118,15 +117,11 @@ final class VnodeRestore {
                             + spec.numKeyGroups()
                             + " key groups in "
                             + spec.numVnodes()
-                            + " vnodes; these cannot change for existing state: set "
-                            + RhinoOptions.KEY_GROUPS.key()
-                            + ": "
-                            + manifest.numKeyGroups()
-                            + " and "
-                            + RhinoOptions.VNODES.key()
-                            + ": "
-                            + manifest.numVnodes()
-                            + " (or RhinoKeyedStreamOptions' keyGroups and vnodes).");
+                            + " vnodes; these cannot change for existing state: build the job"
+                            + " with "
+                            + RhinoOperatorSpec.settingsOf(
+                                    manifest.numKeyGroups(), manifest.numVnodes())
+                            + ".");
         }
     }
 }

@@ -29,7 +29,9 @@ import org.rocksdb.WriteOptions;
  * arena block size that suits many small instances sharing a slot's write buffer memory. A slot
  * holds one instance per owned vnode of each Rhino operator, and a memtable holding any data holds
  * a whole arena block; with RocksDB's default block (1 MB) the blocks alone exceed the slot's write
- * buffer limit, so that every write forces a flush of a memtable of a few KB.
+ * buffer limit, so that every write forces a flush of a memtable of a few KB. An instance also
+ * opens its table files on the opening thread and skips reading table properties for compaction
+ * statistics: a handover's target opens several instances at once.
  */
 final class VnodeRocksDbOptions implements RocksDBOptionsFactory {
 
@@ -56,6 +58,10 @@ final class VnodeRocksDbOptions implements RocksDBOptionsFactory {
     @Override
     public DBOptions createDBOptions(
             DBOptions currentOptions, Collection<AutoCloseable> handlesToClose) {
+        // A handover opens several small instances at once on the target, each on its own thread:
+        // RocksDB's default starts 15 more threads per column family to open the table files
+        // and reads table properties of files only to tune compaction, both per open.
+        currentOptions.setMaxFileOpeningThreads(1).setSkipStatsUpdateOnDbOpen(true);
         return configuredOr(currentOptions, f -> f.createDBOptions(currentOptions, handlesToClose));
     }
 

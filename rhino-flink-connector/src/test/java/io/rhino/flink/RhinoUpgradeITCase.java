@@ -29,16 +29,20 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -103,8 +107,48 @@ class RhinoUpgradeITCase {
         String savepoint =
                 first.stopWithSavepoint(false, savepoints.toUri().toString(), format)
                         .get(60, TimeUnit.SECONDS);
+        assertRefusedInto8Vnodes(savepoint, runId);
+    }
 
-        StreamExecutionEnvironment v2 = environment(savepoint);
+    /** As above, restoring the checkpoint a cancelled job retained. */
+    @Test
+    void aChangedVnodeCountIsRefusedFromARetainedCheckpoint() throws Exception {
+        String runId = "vnode-count-checkpoint-" + UUID.randomUUID();
+        StreamExecutionEnvironment v1 = environment(null);
+        countPerKey(v1, 16, runId);
+        JobClient first = v1.executeAsync("vnodes-16");
+        RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
+        Path jobCheckpoints = checkpoints.resolve(first.getJobID().toHexString());
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (completedCheckpoints(jobCheckpoints).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        first.cancel().get(60, TimeUnit.SECONDS);
+        Path retained =
+                completedCheckpoints(jobCheckpoints).stream()
+                        .max(Comparator.comparingLong(RhinoUpgradeITCase::checkpointId))
+                        .orElseThrow(() -> new AssertionError("no checkpoint completed in 60 s"));
+        assertRefusedInto8Vnodes(retained.toUri().toString(), runId);
+    }
+
+    private static List<Path> completedCheckpoints(Path jobCheckpoints) throws Exception {
+        if (!Files.isDirectory(jobCheckpoints)) {
+            return List.of();
+        }
+        try (Stream<Path> dirs = Files.list(jobCheckpoints)) {
+            return dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
+                    .filter(dir -> Files.exists(dir.resolve("_metadata")))
+                    .toList();
+        }
+    }
+
+    private static long checkpointId(Path checkpointDirectory) {
+        return Long.parseLong(checkpointDirectory.getFileName().toString().substring(4));
+    }
+
+    /** Restores 16 vnodes' state into a job of 8: it fails, naming the count to build it with. */
+    private void assertRefusedInto8Vnodes(String restorePath, String runId) throws Exception {
+        StreamExecutionEnvironment v2 = environment(restorePath);
         countPerKey(v2, 8, runId);
         JobClient second = v2.executeAsync("vnodes-8");
         assertThatThrownBy(() -> second.getJobExecutionResult().get(60, TimeUnit.SECONDS))
@@ -216,6 +260,9 @@ class RhinoUpgradeITCase {
         config.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        config.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         if (savepoint != null) {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
         }

@@ -65,6 +65,44 @@ class FullStoreBackoffTest {
         }
     }
 
+    /**
+     * The job is cancelled while a back-off check is pending: the check never runs, the hub's timer
+     * thread ends, and a late report schedules nothing.
+     */
+    @Test
+    void closingTheHubDropsThePendingCheckAndItsThread() throws Exception {
+        MockOperatorCoordinatorContext context =
+                new MockOperatorCoordinatorContext(new OperatorID(), 3);
+        RhinoOperatorSpec spec = new RhinoOperatorSpec("cancelled", 128, 6, 3, 3);
+        RhinoOperatorHub hub = RhinoOperatorHub.of(context, spec, 1);
+        hub.manager(context, HandoverManagerOptions.defaults(), replicatedSettings());
+        hub.routerStarted(0, 0, spec.initialRoutingTable());
+        hub.gateStarted(0, 0, "tm-0", "127.0.0.2:7000", -1);
+        hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1);
+        hub.gateStarted(2, 0, "tm-2", "127.0.0.4:7000", 0);
+        assertThat(chainMembers(hub)).isNotEmpty().doesNotContain("tm-2");
+
+        hub.close();
+        hub.gateStarted(1, 1, "tm-1", "127.0.0.3:7000", 0);
+        Thread.sleep(BACKOFF.toMillis() * 3);
+
+        assertThat(chainMembers(hub)).as("chains after close").doesNotContain("tm-2");
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!timerThreads("cancelled").isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(timerThreads("cancelled")).as("the hub's timer thread after close").isEmpty();
+        assertThat(context.isJobFailed()).isFalse();
+    }
+
+    private static List<String> timerThreads(String operator) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(Thread::getName)
+                .filter(name -> name.startsWith("rhino-handover-timer-" + operator))
+                .toList();
+    }
+
     private static RhinoRuntimeSettings replicatedSettings() {
         Configuration config = new Configuration();
         config.set(RhinoOptions.REPLICATION_MODE, "peers");

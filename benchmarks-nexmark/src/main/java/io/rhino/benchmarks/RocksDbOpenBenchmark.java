@@ -35,11 +35,24 @@ import org.rocksdb.WriteOptions;
  * How long RocksDB takes to open one vnode's instance from a checkpoint of it (what a handover's
  * target does for each vnode), on an idle disk and while another writer fills the same disk. An
  * open writes and syncs a new MANIFEST, CURRENT and OPTIONS file, so its time is mostly that of a
- * few syncs, which wait behind whatever else the disk is writing.
+ * few syncs, which wait behind whatever else the disk is writing. Each condition opens with
+ * RocksDB's defaults (16 file-opening threads, table properties read for compaction statistics),
+ * with what vnode instances use (4 threads, no statistics read) and with one thread; the cold
+ * conditions drop the page cache before each open (root only), as after a restart or with replicas
+ * written long ago.
  */
 public final class RocksDbOpenBenchmark {
 
     private static final byte[] STATE = "state".getBytes();
+    private static final Path DROP_CACHES = Paths.get("/proc/sys/vm/drop_caches");
+    private static final List<OpenOptions> VARIANTS =
+            List.of(
+                    new OpenOptions("rocksdb-default", 16, false),
+                    new OpenOptions("vnode-instance", 4, true),
+                    new OpenOptions("one-thread", 1, true));
+
+    /** How an open reads the instance's table files. */
+    private record OpenOptions(String name, int openingThreads, boolean skipStatistics) {}
 
     private RocksDbOpenBenchmark() {}
 
@@ -57,6 +70,7 @@ public final class RocksDbOpenBenchmark {
                 new Args("RocksDbOpenBenchmark")
                         .flag("state-mb", 420, "MB of 1 KB values in the instance (one vnode)")
                         .flag("opens", 10, "opens per condition")
+                        .flag("cold", true, "also open with a dropped page cache (needs root)")
                         .flag(
                                 "background-write-mb",
                                 6000,
@@ -69,7 +83,9 @@ public final class RocksDbOpenBenchmark {
         }
         RocksDB.loadLibrary();
         Path work = Files.createTempDirectory(Paths.get(args.get("dir")), "rhino-open-bench-");
-        List<String> csv = new ArrayList<>(List.of("condition,open,open_ms"));
+        List<String> csv =
+                new ArrayList<>(
+                        List.of("condition,variant,opening_threads,skip_statistics,open,open_ms"));
         List<ColumnFamilyDescriptor> families =
                 List.of(
                         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
@@ -81,7 +97,14 @@ public final class RocksDbOpenBenchmark {
                     RocksDB.open(options, work.resolve("db").toString(), families, handles)) {
                 fill(db, handles.get(1), args.getLong("state-mb"));
                 int opens = args.getInt("opens", 1);
-                measure("idle", db, families, work, opens, csv);
+                for (OpenOptions variant : VARIANTS) {
+                    measure("idle", variant, false, db, families, work, opens, csv);
+                }
+                if (Boolean.parseBoolean(args.get("cold"))) {
+                    for (OpenOptions variant : VARIANTS) {
+                        measure("cold", variant, true, db, families, work, opens, csv);
+                    }
+                }
                 AtomicBoolean stop = new AtomicBoolean();
                 Thread writer =
                         new Thread(
@@ -94,7 +117,17 @@ public final class RocksDbOpenBenchmark {
                 writer.start();
                 Thread.sleep(2_000); // let the writes fill the page cache and start writeback
                 try {
-                    measure("background-writes", db, families, work, opens, csv);
+                    for (OpenOptions variant : VARIANTS) {
+                        measure(
+                                "background-writes",
+                                variant,
+                                false,
+                                db,
+                                families,
+                                work,
+                                opens,
+                                csv);
+                    }
                 } finally {
                     stop.set(true);
                     writer.join();
@@ -124,9 +157,14 @@ public final class RocksDbOpenBenchmark {
         }
     }
 
-    /** Opens a fresh checkpoint of {@code db} {@code opens} times; prints and records each. */
+    /**
+     * Opens a fresh checkpoint of {@code db} {@code opens} times with {@code variant}'s options,
+     * after dropping the page cache if {@code cold}; prints and records each.
+     */
     private static void measure(
             String condition,
+            OpenOptions variant,
+            boolean cold,
             RocksDB db,
             List<ColumnFamilyDescriptor> families,
             Path work,
@@ -135,24 +173,53 @@ public final class RocksDbOpenBenchmark {
             throws Exception {
         List<Long> millis = new ArrayList<>();
         for (int i = 0; i < opens; i++) {
-            Path copy = work.resolve(condition + "-" + i);
+            Path copy = work.resolve(condition + "-" + variant.name() + "-" + i);
             try (Checkpoint checkpoint = Checkpoint.create(db)) {
                 checkpoint.createCheckpoint(copy.toString());
+            }
+            if (cold) {
+                dropPageCache();
             }
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             long start = System.nanoTime();
             // the DB options Flink's RocksDB backend starts from
-            try (DBOptions options = new DBOptions().setUseFsync(false).setStatsDumpPeriodSec(0);
+            try (DBOptions options =
+                            new DBOptions()
+                                    .setUseFsync(false)
+                                    .setStatsDumpPeriodSec(0)
+                                    .setMaxFileOpeningThreads(variant.openingThreads())
+                                    .setSkipStatsUpdateOnDbOpen(variant.skipStatistics());
                     RocksDB opened = RocksDB.open(options, copy.toString(), families, handles)) {
                 long elapsed = (System.nanoTime() - start) / 1_000_000;
                 millis.add(elapsed);
-                csv.add(condition + "," + i + "," + elapsed);
+                csv.add(
+                        String.join(
+                                ",",
+                                condition,
+                                variant.name(),
+                                "" + variant.openingThreads(),
+                                "" + variant.skipStatistics(),
+                                "" + i,
+                                "" + elapsed));
                 handles.forEach(ColumnFamilyHandle::close);
             }
             EmbeddedCluster.deleteRecursively(copy);
             Thread.sleep(300);
         }
-        System.out.printf("%-18s opens (ms): %s%n", condition, millis);
+        System.out.printf("%-18s %-16s opens (ms): %s%n", condition, variant.name(), millis);
+    }
+
+    /** Writes back dirty pages, then drops the clean ones, so the next open reads the disk. */
+    private static void dropPageCache() throws Exception {
+        if (new ProcessBuilder("sync").inheritIO().start().waitFor() != 0) {
+            throw new IOException("sync failed");
+        }
+        try {
+            Files.writeString(DROP_CACHES, "1");
+        } catch (IOException e) {
+            throw new IOException(
+                    "Cannot drop the page cache (" + e + "): run as root or pass --cold false", e);
+        }
     }
 
     /** Writes {@code megabytes} over and over into one file until stopped, never syncing. */

@@ -65,16 +65,16 @@ class VnodeRocksDbOptionsTest {
     }
 
     /**
-     * A handover opens several instances at once: each opens its table files on its own thread
-     * instead of starting RocksDB's 15 more per column family, and skips the table-properties
-     * reads.
+     * A handover opens several instances at once: each opens its table files on 4 threads instead
+     * of RocksDB's 16, and skips the table-properties reads.
      */
     @Test
     void vnodeInstancesOpenWithoutExtraThreadsOrStatisticsReads() throws Exception {
         List<Path> options = optionsFilesOfEveryInstance(new Configuration());
         assertThat(options.stream().flatMap(f -> values(f, "max_file_opening_threads")))
                 .hasSize(options.size())
-                .containsOnly("1");
+                .containsOnly("" + VnodeRocksDbOptions.FILE_OPENING_THREADS)
+                .doesNotContain("16");
         assertThat(options.stream().flatMap(f -> values(f, "skip_stats_update_on_db_open")))
                 .hasSize(options.size())
                 .containsOnly("true");

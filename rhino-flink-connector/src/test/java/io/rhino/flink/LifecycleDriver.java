@@ -16,11 +16,11 @@ package io.rhino.flink;
 
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverRejectedException;
 import io.rhino.handover.HandoverResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +30,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobmaster.JobResult;
@@ -263,21 +262,9 @@ final class LifecycleDriver {
 
     /** The newest complete checkpoint the cancelled job left: Flink keeps it on cancellation. */
     private Optional<String> latestRetainedCheckpoint(JobID cancelled) throws Exception {
-        Path jobDir = checkpoints.resolve(cancelled.toHexString());
-        if (!Files.isDirectory(jobDir)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> dirs = Files.list(jobDir)) {
-            return dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
-                    .filter(dir -> Files.exists(dir.resolve("_metadata")))
-                    .max(
-                            (a, b) ->
-                                    Long.compare(
-                                            Long.parseLong(a.getFileName().toString().substring(4)),
-                                            Long.parseLong(
-                                                    b.getFileName().toString().substring(4))))
-                    .map(dir -> dir.toUri().toString());
-        }
+        return CheckpointFiles.latestCompletedCheckpoint(
+                        checkpoints.resolve(cancelled.toHexString()))
+                .map(dir -> dir.toUri().toString());
     }
 
     private void awaitReady() throws Exception {

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
+import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.FailOnceAfterCheckpoints;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
@@ -39,7 +40,6 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -162,14 +162,10 @@ class RhinoHeapTimersITCase {
      */
     private static TreeSet<String> operatorsWithHeapTimers(Path jobCheckpoints) throws Exception {
         TreeSet<String> names = new TreeSet<>();
-        List<Path> metadataFiles;
-        try (Stream<Path> files = Files.list(jobCheckpoints)) {
-            metadataFiles =
-                    files.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
-                            .map(dir -> dir.resolve("_metadata"))
-                            .filter(Files::exists)
-                            .toList();
-        }
+        List<Path> metadataFiles =
+                CheckpointFiles.completedCheckpoints(jobCheckpoints).stream()
+                        .map(dir -> dir.resolve("_metadata"))
+                        .toList();
         assertThat(metadataFiles).as("retained checkpoints").isNotEmpty();
         for (Path metadataFile : metadataFiles) {
             CheckpointMetadata metadata;

@@ -365,17 +365,7 @@ class RhinoLifecycleITCase {
                         dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
                                 .toList();
             }
-            retained =
-                    checkpointDirectories.stream()
-                            .filter(dir -> java.nio.file.Files.exists(dir.resolve("_metadata")))
-                            .max(
-                                    java.util.Comparator.comparingLong(
-                                            dir ->
-                                                    Long.parseLong(
-                                                            dir.getFileName()
-                                                                    .toString()
-                                                                    .substring(4))))
-                            .orElseThrow();
+            retained = CheckpointFiles.latestCompletedCheckpoint(jobDirectory).orElseThrow();
             left = new java.util.TreeSet<>(CheckpointFiles.under(jobDirectory));
             left.removeAll(CheckpointFiles.referencedBy(retained));
         } while ((checkpointDirectories.size() > 1 || !left.isEmpty())

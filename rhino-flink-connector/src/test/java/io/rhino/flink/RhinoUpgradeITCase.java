@@ -22,6 +22,7 @@ import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
@@ -29,15 +30,12 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -120,30 +118,15 @@ class RhinoUpgradeITCase {
         RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
         Path jobCheckpoints = checkpoints.resolve(first.getJobID().toHexString());
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (completedCheckpoints(jobCheckpoints).isEmpty() && System.nanoTime() < deadline) {
+        while (CheckpointFiles.completedCheckpoints(jobCheckpoints).isEmpty()
+                && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
         first.cancel().get(60, TimeUnit.SECONDS);
         Path retained =
-                completedCheckpoints(jobCheckpoints).stream()
-                        .max(Comparator.comparingLong(RhinoUpgradeITCase::checkpointId))
+                CheckpointFiles.latestCompletedCheckpoint(jobCheckpoints)
                         .orElseThrow(() -> new AssertionError("no checkpoint completed in 60 s"));
         assertRefusedInto8Vnodes(retained.toUri().toString(), runId);
-    }
-
-    private static List<Path> completedCheckpoints(Path jobCheckpoints) throws Exception {
-        if (!Files.isDirectory(jobCheckpoints)) {
-            return List.of();
-        }
-        try (Stream<Path> dirs = Files.list(jobCheckpoints)) {
-            return dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
-                    .filter(dir -> Files.exists(dir.resolve("_metadata")))
-                    .toList();
-        }
-    }
-
-    private static long checkpointId(Path checkpointDirectory) {
-        return Long.parseLong(checkpointDirectory.getFileName().toString().substring(4));
     }
 
     /** Restores 16 vnodes' state into a job of 8: it fails, naming the count to build it with. */

@@ -109,7 +109,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                 retained);
     }
 
-    /** The configured RocksDB backend, with the vnode instances' arena block size under it. */
+    /**
+     * The configured RocksDB backend, with the vnode instances' options (VnodeRocksDbOptions) under
+     * it.
+     */
     private EmbeddedRocksDBStateBackend vnodeBackend(
             ReadableConfig config, ClassLoader classLoader) {
         EmbeddedRocksDBStateBackend configured = vnodeRocksdb.configure(config, classLoader);

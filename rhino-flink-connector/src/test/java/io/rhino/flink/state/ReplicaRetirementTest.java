@@ -20,20 +20,16 @@ import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.replication.VnodeReplicaCollector;
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Predicate;
+import java.util.Set;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -160,59 +156,21 @@ class ReplicaRetirementTest {
 
     private static void awaitNoCopies(ReplicationService holder) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        List<Path> left = sstFiles(holder);
+        Set<Path> left = sstFiles(holder);
         while (!left.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(50);
             left = sstFiles(holder);
         }
         assertThat(left).as("SST copies left on the former member %s", holder.address()).isEmpty();
-        assertThat(filesNamed(holder, name -> name.equals(ReplicaListing.NAME)))
+        assertThat(
+                        CheckpointFiles.filesNamed(
+                                holder.store().root(), name -> name.equals(ReplicaListing.NAME)))
                 .as("listings left on the former member")
                 .isEmpty();
     }
 
-    private static List<Path> sstFiles(ReplicationService holder) throws IOException {
-        return filesNamed(holder, name -> name.endsWith(".sst"));
-    }
-
-    /**
-     * The holder's files whose names match, listed while its retirement may still be deleting
-     * files: one that goes during the walk is simply not listed.
-     */
-    private static List<Path> filesNamed(ReplicationService holder, Predicate<String> name)
-            throws IOException {
-        List<Path> found = new ArrayList<>();
-        Files.walkFileTree(
-                holder.store().root(),
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                        if (name.test(file.getFileName().toString())) {
-                            found.add(file);
-                        }
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException e)
-                            throws IOException {
-                        return goneOrThrow(e);
-                    }
-
-                    @Override
-                    public FileVisitResult postVisitDirectory(Path directory, IOException e)
-                            throws IOException {
-                        return e == null ? FileVisitResult.CONTINUE : goneOrThrow(e);
-                    }
-                });
-        return found;
-    }
-
-    private static FileVisitResult goneOrThrow(IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE;
-        }
-        throw e;
+    private static Set<Path> sstFiles(ReplicationService holder) throws IOException {
+        return CheckpointFiles.filesNamed(holder.store().root(), name -> name.endsWith(".sst"));
     }
 
     private PeerVnodeReplication replication(ReplicationService member) {

@@ -24,9 +24,13 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -39,7 +43,10 @@ import org.apache.flink.runtime.state.StateObject;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
-/** The files in a job's checkpoint directory, and those a retained checkpoint references. */
+/**
+ * The files in a job's checkpoint directory (or any directory whose files may be deleted while it
+ * is listed), its completed checkpoints, and the files a retained checkpoint references.
+ */
 public final class CheckpointFiles {
 
     private CheckpointFiles() {}
@@ -50,6 +57,31 @@ public final class CheckpointFiles {
      */
     public static Set<Path> under(Path directory) throws IOException {
         return collect(directory, attributes -> attributes.isRegularFile(), name -> true);
+    }
+
+    /** Every regular file under {@code directory} whose name matches, likewise. */
+    public static Set<Path> filesNamed(Path directory, Predicate<String> name) throws IOException {
+        return collect(directory, attributes -> attributes.isRegularFile(), name);
+    }
+
+    /** The completed checkpoints ({@code chk-N} with their metadata) in a job's directory. */
+    public static List<Path> completedCheckpoints(Path jobDirectory) throws IOException {
+        if (!Files.isDirectory(jobDirectory)) {
+            return List.of();
+        }
+        try (Stream<Path> dirs = Files.list(jobDirectory)) {
+            return dirs.filter(dir -> dir.getFileName().toString().startsWith("chk-"))
+                    .filter(dir -> Files.exists(dir.resolve("_metadata")))
+                    .toList();
+        }
+    }
+
+    /** The newest completed checkpoint in a job's directory: the one a cancelled job retained. */
+    public static Optional<Path> latestCompletedCheckpoint(Path jobDirectory) throws IOException {
+        return completedCheckpoints(jobDirectory).stream()
+                .max(
+                        Comparator.comparingLong(
+                                dir -> Long.parseLong(dir.getFileName().toString().substring(4))));
     }
 
     /** Every directory under {@code directory} whose name starts with {@code prefix}, likewise. */
@@ -83,13 +115,23 @@ public final class CheckpointFiles {
                     @Override
                     public FileVisitResult visitFileFailed(Path file, IOException e)
                             throws IOException {
-                        if (e instanceof NoSuchFileException) {
-                            return FileVisitResult.CONTINUE;
-                        }
-                        throw e;
+                        return goneOrThrow(e);
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path dir, IOException e)
+                            throws IOException {
+                        return e == null ? FileVisitResult.CONTINUE : goneOrThrow(e);
                     }
                 });
         return found;
+    }
+
+    private static FileVisitResult goneOrThrow(IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE;
+        }
+        throw e;
     }
 
     /** The checkpoint's metadata file and every file its state handles reference. */

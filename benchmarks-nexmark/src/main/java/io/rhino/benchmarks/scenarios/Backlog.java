@@ -40,19 +40,22 @@ final class Backlog {
      * caughtUpP99}; gives up (with a warning) after {@code timeout}.
      *
      * @param what names the system and the backlog in the log, e.g. "rhino: the fill's backlog"
+     * @return when the first of those seconds was seen (to within a second); empty if it gave up
      */
-    static void awaitCaughtUp(
+    static Optional<Long> awaitCaughtUp(
             String what, LatencyRecorder latency, Duration caughtUpP99, Duration timeout)
             throws InterruptedException {
-        awaitCaughtUp(what, latency, caughtUpP99, () -> true, timeout);
+        return awaitCaughtUp(what, latency, caughtUpP99, () -> true, timeout);
     }
 
     /**
      * Returns once three seconds in a row had a p99 end-to-end latency of at most {@code
      * caughtUpP99} and {@code drained} held; gives up (with a warning) after {@code timeout}.
      * Latency alone can look good while a job still reads a backlog at its full speed.
+     *
+     * @return when the first of those seconds was seen (to within a second); empty if it gave up
      */
-    static void awaitCaughtUp(
+    static Optional<Long> awaitCaughtUp(
             String what,
             LatencyRecorder latency,
             Duration caughtUpP99,
@@ -62,10 +65,11 @@ final class Backlog {
         long start = System.currentTimeMillis();
         long deadline = start + timeout.toMillis();
         int secondsCaughtUp = 0;
+        long streakStart = start;
         while (secondsCaughtUp < 3) {
             if (System.currentTimeMillis() > deadline) {
                 LOG.warn("{}: still behind after {} s; going on", what, timeout.toSeconds());
-                return;
+                return Optional.empty();
             }
             Thread.sleep(1000);
             Optional<LatencyStats> last = latency.latestSecond();
@@ -73,8 +77,12 @@ final class Backlog {
             // evaluated every second, so that it can follow the rates second by second
             boolean consumedAsProduced = drained.getAsBoolean();
             secondsCaughtUp = caughtUp && consumedAsProduced ? secondsCaughtUp + 1 : 0;
+            if (secondsCaughtUp == 1) {
+                streakStart = System.currentTimeMillis();
+            }
         }
         LOG.info("{}: caught up in {} s", what, (System.currentTimeMillis() - start) / 1000);
+        return Optional.of(streakStart);
     }
 
     /**

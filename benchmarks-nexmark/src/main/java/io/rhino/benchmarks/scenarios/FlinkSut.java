@@ -25,8 +25,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -52,10 +50,10 @@ import org.slf4j.LoggerFactory;
  * restore until processing} (until the first result arrives).
  *
  * <p>{@link Reconfiguration#FAILURE} kills the TaskManager running subtask 0 of the first keyed
- * operator; Flink restarts the job from its last checkpoint. Timings: {@code detection} (until the
- * job leaves RUNNING), {@code scheduling} (until it runs again), {@code restore until processing}.
- * With {@code localRecovery}, task-local recovery is on (state is kept in a local copy too and
- * restored from it where the task comes back to the same TaskManager).
+ * operator ({@link TaskManagerFailure}); Flink restarts the job from its last checkpoint, every
+ * subtask downloading its state from the checkpoint storage. With {@code localRecovery}, task-local
+ * recovery is on (state is kept in a local copy too and restored from it where the task comes back
+ * to the same TaskManager).
  */
 public class FlinkSut extends NexmarkSut {
 
@@ -123,7 +121,13 @@ public class FlinkSut extends NexmarkSut {
                                             .parameters()
                                             .getOrDefault("parallelism", "" + parallelism)),
                             context);
-            case Reconfiguration.FAILURE -> recoverFromFailure(context);
+            case Reconfiguration.FAILURE ->
+                    new TaskManagerFailure(name(), deployment(), checkpointDir())
+                            .killAndAwaitRecovery(
+                                    reconfiguration,
+                                    QueryJobs.keyedOperators(workload().query()).get(0),
+                                    context.latency(),
+                                    () -> {});
             default ->
                     throw new UnsupportedOperationException(
                             name()
@@ -163,46 +167,9 @@ public class FlinkSut extends NexmarkSut {
         Map<String, Duration> timings = new LinkedHashMap<>();
         timings.put("savepoint", Duration.ofMillis(stopped - stopStart));
         timings.put(PhaseTimings.SCHEDULING, Duration.ofMillis(running - submitted));
-        timings.put("restore until processing", Duration.ofMillis(processing - running));
+        timings.put(
+                TaskManagerFailure.RESTORE_UNTIL_PROCESSING,
+                Duration.ofMillis(processing - running));
         return new PhaseTimings(timings);
-    }
-
-    private PhaseTimings recoverFromFailure(ScenarioContext context) throws Exception {
-        Deployment deployment = deployment();
-        MiniCluster cluster = deployment.cluster().miniCluster();
-        JobID jobId = deployment.jobId();
-        String operator = QueryJobs.keyedOperators(workload().query()).get(0);
-        long killed = System.currentTimeMillis();
-        int index = TaskManagerPlacement.killTaskManagerOf(cluster, jobId, operator, 0);
-        LOG.info("{}: killed TaskManager {} (ran {}[0])", name(), index, operator);
-        long detected = awaitStatus(cluster, jobId, false);
-        LatencyRecorder results = context.latency();
-        long running = awaitStatus(cluster, jobId, true);
-        long baseline = results.resultsSoFar();
-        long processing = Deployment.awaitResultsBeyond(results, baseline, RESTART_TIMEOUT);
-        Map<String, Duration> timings = new LinkedHashMap<>();
-        timings.put("detection", Duration.ofMillis(detected - killed));
-        timings.put(PhaseTimings.SCHEDULING, Duration.ofMillis(running - detected));
-        timings.put("restore until processing", Duration.ofMillis(processing - running));
-        return new PhaseTimings(timings);
-    }
-
-    /** Waits until the job is (or is no longer) RUNNING; returns when. */
-    private static long awaitStatus(MiniCluster cluster, JobID jobId, boolean running)
-            throws Exception {
-        long deadline = System.nanoTime() + RESTART_TIMEOUT.toNanos();
-        while (true) {
-            JobStatus status = cluster.getJobStatus(jobId).get(1, TimeUnit.MINUTES);
-            if ((status == JobStatus.RUNNING) == running) {
-                return System.currentTimeMillis();
-            }
-            if (status.isGloballyTerminalState()) {
-                throw new IllegalStateException("Job " + jobId + " ended as " + status);
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Job " + jobId + " still " + status);
-            }
-            Thread.sleep(10);
-        }
     }
 }

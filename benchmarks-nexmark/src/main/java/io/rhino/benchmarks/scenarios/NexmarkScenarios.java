@@ -90,6 +90,11 @@ public final class NexmarkScenarios {
                 .flag("step", "30s", "max-throughput: how long each rate runs")
                 .flag("latency-bound", "2s", "max-throughput: median p99 a sustained rate keeps")
                 .flag("max-steps", 8, "max-throughput: rates probed at most")
+                .flag(
+                        "cold-checkpoint-storage",
+                        true,
+                        "failover: drop the checkpoint storage's files from the page cache before"
+                                + " the kill (Linux), as a remote store is not in memory")
                 .flag("out", "benchmarks-nexmark/target/scenarios", "output directory");
     }
 
@@ -123,7 +128,12 @@ public final class NexmarkScenarios {
                                     ? Scenarios.skewed(
                                             settings(args, name),
                                             Double.parseDouble(args.get("zipf")))
-                                    : Scenarios.create(name, settings(args, name)));
+                                    : name.equals("failover")
+                                            ? Scenarios.failover(
+                                                    settings(args, name),
+                                                    Boolean.parseBoolean(
+                                                            args.get("cold-checkpoint-storage")))
+                                            : Scenarios.create(name, settings(args, name)));
         }
         largeStateAdvice(
                         MemorySize.parse(args.get("state-size")).getBytes(),

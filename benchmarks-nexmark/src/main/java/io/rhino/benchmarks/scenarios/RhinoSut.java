@@ -22,9 +22,11 @@ import io.rhino.benchmarks.nexmark.queries.Variant;
 import io.rhino.core.handover.HandoverPhase;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
+import io.rhino.replication.ReplicationService;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,7 +53,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Reconfigurations: {@link Reconfiguration#SCALE_OUT} (parameter {@code parallelism}: the new
  * active parallelism) and {@link Reconfiguration#REBALANCE} (parameters {@code subtasks}: how many
- * subtasks give vnodes away, {@code fraction}: which part of their vnodes, default one half).
+ * subtasks give vnodes away, {@code fraction}: which part of their vnodes, default one half), and
+ * {@link Reconfiguration#FAILURE} ({@link TaskManagerFailure}): Flink restarts the job, and each
+ * vnode restores from a replica where one is reachable ({@code rhino-replicated}), from the
+ * checkpoint storage otherwise.
  */
 public class RhinoSut extends NexmarkSut {
 
@@ -123,6 +128,9 @@ public class RhinoSut extends NexmarkSut {
     @Override
     public PhaseTimings reconfigure(Reconfiguration reconfiguration, ScenarioContext context)
             throws Exception {
+        if (reconfiguration.kind().equals(Reconfiguration.FAILURE)) {
+            return loseTaskManager(reconfiguration, context);
+        }
         JobID jobId = deployment().jobId();
         Map<String, Duration> timings = new LinkedHashMap<>();
         for (String operator : QueryJobs.keyedOperators(workload().query())) {
@@ -178,6 +186,31 @@ public class RhinoSut extends NexmarkSut {
                     "handover total", Duration.ofMillis(result.totalMillis()), Duration::plus);
         }
         return new PhaseTimings(timings);
+    }
+
+    /**
+     * Kills the TaskManager of the first keyed operator's subtask 0. In this one process its
+     * replication service would outlive it, so it is closed as the process's death would: its peers
+     * fail to reach it, and its replicas are lost with it.
+     */
+    private PhaseTimings loseTaskManager(Reconfiguration failure, ScenarioContext context)
+            throws Exception {
+        String operator = QueryJobs.keyedOperators(workload().query()).get(0);
+        String lost =
+                RhinoHandovers.operators(deployment().jobId())
+                        .getOrDefault(operator, Map.of())
+                        .get(0);
+        return new TaskManagerFailure(name(), deployment(), checkpointDir())
+                .killAndAwaitRecovery(
+                        failure,
+                        operator,
+                        context.latency(),
+                        () -> {
+                            if (lost != null) {
+                                TaskManagerReplication.serviceOf(lost)
+                                        .ifPresent(ReplicationService::close);
+                            }
+                        });
     }
 
     private List<VnodeMove> moves(

@@ -100,19 +100,36 @@ public final class Scenarios {
                             s.warmUp(),
                             s.checkpointsBefore(),
                             s.after());
-            case "failover" ->
-                    new NexmarkScenario(
-                            title,
-                            group,
-                            sut -> full,
-                            sut -> Optional.of(Reconfiguration.of(Reconfiguration.FAILURE)),
-                            s.warmUp(),
-                            s.checkpointsBefore(),
-                            s.after());
+            case "failover" -> failover(s, true);
             default ->
                     throw new IllegalArgumentException(
                             "--scenario is one of " + NAMES + ", not " + name);
         };
+    }
+
+    /**
+     * The paper's failure (§5.4.2): the TaskManager of the first keyed operator's subtask 0 dies
+     * ({@link TaskManagerFailure}).
+     *
+     * @param coldCheckpointStorage whether the checkpoint storage's files leave the page cache
+     *     before the kill ({@link ColdCheckpointStorage}), as a remote store is never in memory
+     */
+    public static NexmarkScenario failover(ScenarioSettings s, boolean coldCheckpointStorage) {
+        NexmarkWorkload full = s.workload();
+        return new NexmarkScenario(
+                s.query() + "-failover",
+                groupOf(s),
+                sut -> full,
+                sut ->
+                        Optional.of(
+                                new Reconfiguration(
+                                        Reconfiguration.FAILURE,
+                                        Map.of(
+                                                TaskManagerFailure.COLD_CHECKPOINT_STORAGE,
+                                                "" + coldCheckpointStorage))),
+                s.warmUp(),
+                s.checkpointsBefore(),
+                s.after());
     }
 
     /**

@@ -39,13 +39,18 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -57,18 +62,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * With task-local recovery configured, a Rhino job restores correctly after a failure: Rhino's
- * vnode state is restored from the checkpoint storage (the vnode snapshots live inside a manifest,
- * which Flink's local state store does not hold), and handovers leave no local snapshot directories
- * behind.
+ * With task-local recovery configured, a Rhino job restores correctly after a failure, its subtasks
+ * restoring their vnodes from the local copies Flink's local state store kept for them on their
+ * TaskManagers (none downloaded), and handovers leave no local snapshot directories behind.
  */
 @Timeout(180)
 class LocalRecoveryITCase {
 
     private static final Path LOCAL_STATE = createTempDirectory();
 
+    private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = RhinoClusters.twoTaskManagers(localRecovery());
+    static final MiniClusterExtension CLUSTER =
+            RhinoClusters.twoTaskManagers(METRICS.addToConfiguration(localRecovery()));
 
     private static final Map<String, AtomicBoolean> ARMED = new ConcurrentHashMap<>();
 
@@ -122,6 +129,23 @@ class LocalRecoveryITCase {
         assertThat(new TreeSet<>(ResultSink.take(runId)))
                 .as("every count once, none lost or doubled across the restore")
                 .isEqualTo(new TreeSet<>(reference));
+        assertThat(gaugeSum(job.getJobID(), "rhinoVnodesRestoredFromLocalCopies"))
+                .as("vnodes restored from their task-local copies after the failure")
+                .isEqualTo(4);
+    }
+
+    /** The sum of a gauge over every operator of the job that registered it, restarts included. */
+    private static long gaugeSum(JobID jobId, String name) {
+        long sum = 0;
+        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
+                METRICS.getMetricsByGroup().entrySet()) {
+            Metric metric = group.getValue().get(name);
+            if (metric != null
+                    && jobId.toString().equals(group.getKey().getAllVariables().get("<job_id>"))) {
+                sum += ((Number) ((Gauge<?>) metric).getValue()).longValue();
+            }
+        }
+        return sum;
     }
 
     /** The counts of a failure-free plain Flink run. */

@@ -30,7 +30,7 @@ final class AutoBalancingRhinoSut extends RhinoSut {
     static final int COOLDOWN_SECONDS = 30;
 
     AutoBalancingRhinoSut(ClusterShape shape, long seed) {
-        super("rhino-auto-balance", shape, seed);
+        super("rhino-auto-balance", shape, seed, false);
     }
 
     @Override

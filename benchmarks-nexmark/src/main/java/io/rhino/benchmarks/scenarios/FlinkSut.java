@@ -25,10 +25,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.RecoveryClaimMode;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -75,19 +73,14 @@ public class FlinkSut extends NexmarkSut {
     @Override
     Configuration clusterOptions() {
         Configuration config = new Configuration();
-        if (localRecovery) {
-            config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
-            config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
-        }
-        return config;
+        return localRecovery ? withLocalRecovery(config) : config;
     }
 
     @Override
     void configureJob(Configuration config, Path checkpointDir) {
         config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         if (localRecovery) {
-            config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
-            config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+            withLocalRecovery(config);
         }
     }
 

@@ -59,7 +59,8 @@ public final class NexmarkScenarios {
                 .flag(
                         "suts",
                         "rhino,flink",
-                        "comma-separated: rhino, rhino-replicated, rhino-auto-balance, flink, flink-local")
+                        "comma-separated: rhino, rhino-local, rhino-replicated,"
+                                + " rhino-replicated-local, rhino-auto-balance, flink, flink-local")
                 .flag(
                         "rate",
                         "",
@@ -187,12 +188,17 @@ public final class NexmarkScenarios {
         return switch (name) {
             case "rhino" -> new RhinoSut(shape, seed);
             case "rhino-replicated" -> new ReplicatedRhinoSut(shape, seed);
+            case "rhino-local" -> new RhinoSut("rhino-local", shape, seed, true);
+            case "rhino-replicated-local" ->
+                    new ReplicatedRhinoSut("rhino-replicated-local", shape, seed, true);
             case "rhino-auto-balance" -> new AutoBalancingRhinoSut(shape, seed);
             case "flink" -> new FlinkSut(shape);
             case "flink-local" -> new FlinkSut("flink-local", shape, true);
             default ->
                     throw new IllegalArgumentException(
-                            "--suts takes rhino, rhino-replicated, flink and flink-local, not "
+                            "--suts takes rhino, rhino-local, rhino-replicated,"
+                                    + " rhino-replicated-local, rhino-auto-balance, flink and"
+                                    + " flink-local, not "
                                     + name);
         };
     }

@@ -24,6 +24,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -61,6 +62,16 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
     /** Options of the cluster (TaskManagers) on top of the defaults; none by default. */
     Configuration clusterOptions() {
         return new Configuration();
+    }
+
+    /**
+     * Turns on Flink's task-local recovery: each snapshot also keeps a local copy, restored from
+     * where a task comes back to the same TaskManager.
+     */
+    static Configuration withLocalRecovery(Configuration config) {
+        config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
+        config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+        return config;
     }
 
     /** Options of the job: state backend and its settings on top of {@link #jobOptions}. */

@@ -23,12 +23,18 @@ import org.apache.flink.configuration.Configuration;
  * Rhino with every checkpoint replicated to one other TaskManager ({@code rhino.replication.mode:
  * peers}, factor 2, as the paper): each TaskManager of the embedded cluster runs a replication
  * service with its replicas beside the checkpoints. Compared with {@link RhinoSut}, it measures
- * what replication costs in steady state.
+ * what replication costs in steady state. With local recovery ({@code rhino-replicated-local}), a
+ * subtask restarting on its TaskManager restores from its local copies and one landing on a replica
+ * holder from its replica, as the paper's Rhino.
  */
 final class ReplicatedRhinoSut extends RhinoSut {
 
     ReplicatedRhinoSut(ClusterShape shape, long seed) {
-        super("rhino-replicated", shape, seed);
+        this("rhino-replicated", shape, seed, false);
+    }
+
+    ReplicatedRhinoSut(String name, ClusterShape shape, long seed, boolean localRecovery) {
+        super(name, shape, seed, localRecovery);
     }
 
     @Override

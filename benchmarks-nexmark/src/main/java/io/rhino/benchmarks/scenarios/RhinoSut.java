@@ -71,20 +71,35 @@ public class RhinoSut extends NexmarkSut {
             HandoverResult result) {}
 
     private final long seed;
+    private final boolean localRecovery;
     private final List<Handover> handovers = new ArrayList<>();
 
     public RhinoSut(ClusterShape shape, long seed) {
-        this("rhino", shape, seed);
+        this("rhino", shape, seed, false);
     }
 
-    protected RhinoSut(String name, ClusterShape shape, long seed) {
+    /**
+     * @param localRecovery whether Flink's task-local recovery is on, which covers vnode state: a
+     *     subtask restarting on its TaskManager restores its vnodes from local copies
+     */
+    protected RhinoSut(String name, ClusterShape shape, long seed, boolean localRecovery) {
         super(name, shape);
         this.seed = seed;
+        this.localRecovery = localRecovery;
+    }
+
+    @Override
+    Configuration clusterOptions() {
+        Configuration config = new Configuration();
+        return localRecovery ? withLocalRecovery(config) : config;
     }
 
     @Override
     void configureJob(Configuration config, Path checkpointDir) {
         config.set(StateBackendOptions.STATE_BACKEND, RhinoStateBackendFactory.class.getName());
+        if (localRecovery) {
+            withLocalRecovery(config);
+        }
     }
 
     @Override

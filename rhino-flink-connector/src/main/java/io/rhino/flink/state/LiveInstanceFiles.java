@@ -20,7 +20,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Optional;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
+import org.apache.flink.state.rocksdb.snapshot.RocksDBSnapshotStrategyBase;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.RocksDB;
 
@@ -63,9 +65,10 @@ public final class LiveInstanceFiles {
     /**
      * The RocksDB checkpoint that Flink's snapshot of this instance took for {@code checkpointId}
      * in its synchronous part, while its asynchronous part has not ended: {@code chk-<id>} beside
-     * the instance's {@code db} directory (Flink 2.2.1's {@code RocksDBSnapshotStrategyBase}).
-     * Empty where Flink took none there: with local recovery its snapshots go to the local state
-     * directory, and an instance without state snapshots to nothing.
+     * the instance's {@code db} directory, or with local recovery its task-local copy ({@code
+     * <backend id>} in the subtask's local {@code chk_<id>} directory), which stays after the
+     * upload (Flink 2.2.1's {@code RocksDBSnapshotStrategyBase}). Empty where Flink took none, as
+     * an instance without state snapshots to nothing.
      */
     public static Optional<Path> flinkSnapshotDirectory(
             CheckpointableKeyedStateBackend<?> vnodeBackend, long checkpointId) {
@@ -74,13 +77,48 @@ public final class LiveInstanceFiles {
         }
         try {
             RocksDB db = (RocksDB) DB.get(rocksdb);
-            Path directory = Paths.get(db.getName()).getParent().resolve("chk-" + checkpointId);
-            return Files.isRegularFile(directory.resolve("CURRENT"))
-                    ? Optional.of(directory)
-                    : Optional.empty();
+            Path beside = Paths.get(db.getName()).getParent().resolve("chk-" + checkpointId);
+            if (Files.isRegularFile(beside.resolve("CURRENT"))) {
+                return Optional.of(beside);
+            }
+            return taskLocalSnapshotDirectory(rocksdb, checkpointId)
+                    .filter(local -> Files.isRegularFile(local.resolve("CURRENT")));
         } catch (ReflectiveOperationException | RuntimeException e) {
             return Optional.empty();
         }
+    }
+
+    private static Optional<Path> taskLocalSnapshotDirectory(
+            RocksDBKeyedStateBackend<?> rocksdb, long checkpointId)
+            throws ReflectiveOperationException {
+        Object strategy =
+                field(RocksDBKeyedStateBackend.class, "checkpointSnapshotStrategy").get(rocksdb);
+        if (!(strategy instanceof RocksDBSnapshotStrategyBase<?, ?>)) {
+            return Optional.empty();
+        }
+        LocalRecoveryConfig local =
+                (LocalRecoveryConfig)
+                        field(RocksDBSnapshotStrategyBase.class, "localRecoveryConfig")
+                                .get(strategy);
+        String name =
+                (String)
+                        field(RocksDBSnapshotStrategyBase.class, "localDirectoryName")
+                                .get(strategy);
+        if (!local.isLocalBackupEnabled()) {
+            return Optional.empty();
+        }
+        return local.getLocalStateDirectoryProvider()
+                .map(
+                        provider ->
+                                provider.subtaskSpecificCheckpointDirectory(checkpointId)
+                                        .toPath()
+                                        .resolve(name));
+    }
+
+    private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
+        Field field = owner.getDeclaredField(name);
+        field.setAccessible(true);
+        return field;
     }
 
     /** Live SST bytes plus memtable bytes of the instance, or -1 if RocksDB cannot tell. */

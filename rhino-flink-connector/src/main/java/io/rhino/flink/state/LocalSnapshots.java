@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
@@ -24,11 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drops the task-local copy that a vnode's RocksDB snapshot writes when local recovery is
- * configured ({@code execution.checkpointing.local-backup.enabled}). Rhino restores vnodes from the
- * checkpoint storage only: their handles live inside a manifest, which Flink's task-local state
- * store never sees. Left alone, the copies of exports (pseudo-checkpoints, never confirmed) would
- * stay until the job ends, each holding hard links to SST files RocksDB has since compacted away.
+ * Drops task-local copies of vnode snapshots that no local alternative reports to Flink (local
+ * recovery configured: {@code execution.checkpointing.local-backup.enabled}): those of savepoints,
+ * and those of a checkpoint that failed or whose copies do not share one directory. Left alone,
+ * each would stay until the job ends, holding hard links to SST files RocksDB has since compacted
+ * away. The copies of checkpoints are reported instead ({@link TaskLocalVnodes}).
  */
 final class LocalSnapshots {
 
@@ -38,9 +39,16 @@ final class LocalSnapshots {
 
     static void discard(SnapshotResult<KeyedStateHandle> result) {
         KeyedStateHandle local = result.getTaskLocalSnapshot();
-        if (local == null) {
-            return;
+        if (local != null) {
+            discard(local);
         }
+    }
+
+    static void discardAll(Collection<? extends KeyedStateHandle> locals) {
+        locals.forEach(LocalSnapshots::discard);
+    }
+
+    private static void discard(KeyedStateHandle local) {
         try {
             local.discardState();
             if (local instanceof IncrementalLocalKeyedStateHandle incremental) {

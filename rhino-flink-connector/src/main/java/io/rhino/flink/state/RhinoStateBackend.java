@@ -255,9 +255,23 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             } else {
                 try (ReplicaRestore replicas =
                         replicaRestore(env, spec, restored.replicaHolders())) {
+                    int restoredLocally = 0;
                     for (Map.Entry<Integer, List<KeyedStateHandle>> entry :
                             restored.handlesByVnode().entrySet()) {
                         int vnode = entry.getKey();
+                        Optional<KeyedStateHandle> localCopy =
+                                TaskLocalVnodes.fromCopy(
+                                        entry.getValue(), restored.localCopyByVnode().get(vnode));
+                        if (localCopy.isPresent()) {
+                            LOG.info(
+                                    "Vnode {} of '{}' restores from its task-local copy on this"
+                                            + " TaskManager, none downloaded or fetched",
+                                    vnode,
+                                    spec.name());
+                            backend.installVnode(vnode, List.of(localCopy.get()));
+                            restoredLocally++;
+                            continue;
+                        }
                         backend.installVnode(
                                 vnode,
                                 replicas == null
@@ -276,6 +290,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                     if (replicas != null) {
                         restoredFromReplicas(parameters, replicas);
                     }
+                    int locally = restoredLocally;
+                    parameters
+                            .getMetricGroup()
+                            .gauge("rhinoVnodesRestoredFromLocalCopies", () -> locally);
                 }
                 backend.restoredFrom(restored.replicaHolders());
                 files.registerRestored(

@@ -16,10 +16,12 @@ package io.rhino.flink.state;
 
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
@@ -41,9 +43,13 @@ final class VnodeRestore {
      *     (none for a vnode that had no state)
      * @param replicaHolders the replication services ("host:port") that acked the checkpoint's
      *     replicas of these vnodes (none if it was not replicated)
+     * @param localCopyByVnode where Flink's task-local recovery kept a vnode's copy on this
+     *     TaskManager, when Flink restores the subtask from it ({@link TaskLocalVnodes})
      */
     record Restored(
-            Map<Integer, List<KeyedStateHandle>> handlesByVnode, List<String> replicaHolders) {}
+            Map<Integer, List<KeyedStateHandle>> handlesByVnode,
+            List<String> replicaHolders,
+            Map<Integer, Path> localCopyByVnode) {}
 
     /** What the subtask restores, or null when it starts without state. */
     static Restored read(
@@ -58,6 +64,7 @@ final class VnodeRestore {
         }
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         Set<String> holders = new LinkedHashSet<>();
+        Map<Integer, Path> localCopies = new TreeMap<>();
         for (KeyedStateHandle handle : handles) {
             if (CanonicalSavepoints.isCanonical(handle)) {
                 handlesByVnode.putAll(
@@ -69,7 +76,13 @@ final class VnodeRestore {
                                 userCodeClassLoader));
                 continue;
             }
-            StreamStateHandle manifestHandle = SubtaskSnapshotHandle.manifestOf(handle);
+            Optional<TaskLocalVnodes.Pointer> local =
+                    TaskLocalVnodes.pointerOf(handle, userCodeClassLoader);
+            local.ifPresent(pointer -> localCopies.putAll(pointer.copyByVnode()));
+            StreamStateHandle manifestHandle =
+                    local.isPresent()
+                            ? local.get().manifest()
+                            : SubtaskSnapshotHandle.manifestOf(handle);
             if (manifestHandle == null) {
                 throw new IOException(
                         "Rhino keyed operator '"
@@ -83,7 +96,7 @@ final class VnodeRestore {
             handlesByVnode.putAll(manifest.restoreHandlesByVnode());
             holders.addAll(manifest.replicaHolders());
         }
-        return new Restored(handlesByVnode, List.copyOf(holders));
+        return new Restored(handlesByVnode, List.copyOf(holders), localCopies);
     }
 
     private static void check(

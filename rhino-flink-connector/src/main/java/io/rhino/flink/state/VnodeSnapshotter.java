@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -34,6 +35,7 @@ import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
@@ -182,12 +184,20 @@ final class VnodeSnapshotter<K> {
         SortedMap<Integer, KeyedStateHandle> handleByVnode = new TreeMap<>();
         // A vnode without any registered state snapshots to nothing, but it is still owned.
         SortedSet<Integer> emptyVnodes = new TreeSet<>();
+        // the vnodes' task-local copies (local recovery on), reported as one local alternative
+        Map<Integer, IncrementalLocalKeyedStateHandle> localCopies = new TreeMap<>();
         try {
             for (Map.Entry<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> entry :
                     futures.entrySet()) {
                 SnapshotResult<KeyedStateHandle> result =
                         FutureUtils.runIfNotDoneAndGet(entry.getValue());
-                LocalSnapshots.discard(result);
+                if (!savepoint
+                        && result.getTaskLocalSnapshot()
+                                instanceof IncrementalLocalKeyedStateHandle localCopy) {
+                    localCopies.put(entry.getKey(), localCopy);
+                } else {
+                    LocalSnapshots.discard(result);
+                }
                 KeyedStateHandle handle = result.getJobManagerOwnedSnapshot();
                 if (handle != null) {
                     reportedByVnode.put(entry.getKey(), handle);
@@ -202,6 +212,7 @@ final class VnodeSnapshotter<K> {
             }
         } catch (Exception e) {
             cancelAndDiscard(futures);
+            LocalSnapshots.discardAll(localCopies.values());
             throw e;
         }
         if (!savepoint) {
@@ -228,6 +239,7 @@ final class VnodeSnapshotter<K> {
             }
             manifestHandle = out.closeAndGetHandle();
         } catch (Exception e) {
+            LocalSnapshots.discardAll(localCopies.values());
             // Flink never hears of these files: delete the new ones, as an aborted checkpoint's
             SubtaskSnapshotHandle.of(
                             backendIdentifier,
@@ -238,13 +250,25 @@ final class VnodeSnapshotter<K> {
                     .discardState();
             throw e;
         }
-        return SnapshotResult.of(
+        KeyedStateHandle remote =
                 SubtaskSnapshotHandle.of(
                         backendIdentifier,
                         subtaskKeyGroups,
                         checkpointId,
                         manifestHandle,
-                        reportedByVnode));
+                        reportedByVnode);
+        Optional<IncrementalLocalKeyedStateHandle> local =
+                TaskLocalVnodes.alternative(
+                        backendIdentifier,
+                        subtaskKeyGroups,
+                        checkpointId,
+                        manifestHandle,
+                        localCopies);
+        if (local.isEmpty()) {
+            LocalSnapshots.discardAll(localCopies.values());
+            return SnapshotResult.of(remote);
+        }
+        return SnapshotResult.withLocalState(remote, local.get());
     }
 
     /**

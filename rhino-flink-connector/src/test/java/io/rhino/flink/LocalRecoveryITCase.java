@@ -20,6 +20,7 @@ import io.rhino.core.handover.VnodeMove;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.ResultSink;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -132,6 +134,99 @@ class LocalRecoveryITCase {
         assertThat(gaugeSum(job.getJobID(), "rhinoVnodesRestoredFromLocalCopies"))
                 .as("vnodes restored from their task-local copies after the failure")
                 .isEqualTo(4);
+    }
+
+    /**
+     * With replication too, the vnodes restored from their task-local copies keep replicating into
+     * the replica directories their chain already holds (seeded with what it held), instead of
+     * sending every file again into new ones.
+     */
+    @Test
+    void withReplicationTheRestoredVnodesReplicateIntoTheReplicasTheChainHolds(
+            @TempDir Path replicas) throws Exception {
+        String runId = "local-recovery-replicated-" + UUID.randomUUID();
+        ARMED.put(runId, new AtomicBoolean());
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(200));
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
+        RhinoClusters.withPeerReplication(config, replicas, "local-recovery");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        // three subtasks on two TaskManagers of two slots: both run one, so both replicate
+        env.setParallelism(3);
+        RhinoStreams.keyBy(
+                        Events.stream(env, "events", 1, 60_000, 5, 200, 1_000, 1)
+                                .map(new FailWhenArmed(runId)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").vnodes(4).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("local-recovery-replicated");
+        try {
+            Map<Integer, Listed> before = awaitListings(replicas, -1);
+            ARMED.get(runId).set(true);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (gaugeSum(job.getJobID(), "rhinoVnodesRestoredFromLocalCopies") < 4) {
+                assertThat(System.nanoTime()).as("vnodes restored locally").isLessThan(deadline);
+                Thread.sleep(100);
+            }
+            long newest = before.values().stream().mapToLong(Listed::checkpoint).max().orElse(0);
+            Map<Integer, Listed> after = awaitListings(replicas, newest);
+            for (int vnode = 0; vnode < 4; vnode++) {
+                assertThat(after.get(vnode).instanceDirectories())
+                        .as("replica directories of vnode %d after the restore", vnode)
+                        .isEqualTo(before.get(vnode).instanceDirectories());
+            }
+        } finally {
+            job.cancel().get(60, TimeUnit.SECONDS);
+            ResultSink.take(runId);
+        }
+    }
+
+    /** A vnode's newest replica listing: its checkpoint and the directories of its SST files. */
+    private record Listed(long checkpoint, Set<String> instanceDirectories) {}
+
+    /** Waits until every vnode has a listing of a checkpoint after {@code after}; the newest. */
+    private static Map<Integer, Listed> awaitListings(Path replicas, long after) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            Map<Integer, Listed> newest = new TreeMap<>();
+            for (Path file : CheckpointFiles.filesNamed(replicas, ReplicaListing.NAME::equals)) {
+                // <store>/<job>/<operator>/vnode-V/chk-C/_files
+                Path checkpointDirectory = file.getParent();
+                int vnode =
+                        Integer.parseInt(
+                                checkpointDirectory
+                                        .getParent()
+                                        .getFileName()
+                                        .toString()
+                                        .substring(6));
+                long checkpoint =
+                        Long.parseLong(checkpointDirectory.getFileName().toString().substring(4));
+                Set<String> directories = new TreeSet<>();
+                try {
+                    for (String listed : ReplicaListing.read(file).files()) {
+                        if (listed.endsWith(".sst")) {
+                            directories.add(listed.substring(0, listed.lastIndexOf('/')));
+                        }
+                    }
+                } catch (IOException gone) {
+                    continue; // dropped by the holder's garbage collection meanwhile
+                }
+                if (checkpoint > after
+                        && !directories.isEmpty()
+                        && (!newest.containsKey(vnode)
+                                || newest.get(vnode).checkpoint() < checkpoint)) {
+                    newest.put(vnode, new Listed(checkpoint, directories));
+                }
+            }
+            if (newest.size() == 4) {
+                return newest;
+            }
+            assertThat(System.nanoTime())
+                    .as("listings of all 4 vnodes after checkpoint %d, got %s", after, newest)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+        }
     }
 
     /** The sum of a gauge over every operator of the job that registered it, restarts included. */

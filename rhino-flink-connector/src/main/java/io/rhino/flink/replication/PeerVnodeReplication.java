@@ -268,6 +268,12 @@ public final class PeerVnodeReplication implements VnodeReplication {
         }
 
         @Override
+        public Optional<HeldReplica> held(int vnode) {
+            return heldOf(vnode, instances.get(vnode))
+                    .map(files -> new HeldReplica(files.directory(), files.sstFiles()));
+        }
+
+        @Override
         public List<String> holders() {
             return chain.stream().map(PeerAddress::toString).toList();
         }

@@ -269,6 +269,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                                     vnode,
                                     spec.name());
                             backend.installVnode(vnode, List.of(localCopy.get()));
+                            VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
+                            if (held != null) {
+                                backend.seedReplica(vnode, held.directory(), held.sstFiles());
+                            }
                             restoredLocally++;
                             continue;
                         }

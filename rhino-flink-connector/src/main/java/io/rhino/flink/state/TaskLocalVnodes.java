@@ -21,9 +21,11 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
@@ -57,8 +59,14 @@ final class TaskLocalVnodes {
     private static final String POINTER_PREFIX = "rhino-task-local-vnodes-";
     private static final int FORMAT = 1;
 
-    /** The remote manifest and where each vnode's local copy lies. */
-    record Pointer(StreamStateHandle manifest, Map<Integer, Path> copyByVnode) {}
+    /**
+     * The remote manifest, where each vnode's local copy lies, and where the replica chain held
+     * each vnode's files when the snapshot was taken (to seed its replication after the restore).
+     */
+    record Pointer(
+            StreamStateHandle manifest,
+            Map<Integer, Path> copyByVnode,
+            Map<Integer, VnodeReplication.HeldReplica> heldByChain) {}
 
     private TaskLocalVnodes() {}
 
@@ -72,7 +80,8 @@ final class TaskLocalVnodes {
             KeyGroupRange subtaskKeyGroups,
             long checkpointId,
             StreamStateHandle manifest,
-            Map<Integer, IncrementalLocalKeyedStateHandle> copyByVnode)
+            Map<Integer, IncrementalLocalKeyedStateHandle> copyByVnode,
+            Map<Integer, VnodeReplication.HeldReplica> heldByChain)
             throws IOException {
         if (copyByVnode.isEmpty()) {
             return Optional.empty();
@@ -100,6 +109,15 @@ final class TaskLocalVnodes {
             for (Map.Entry<Integer, String> name : names.entrySet()) {
                 out.writeInt(name.getKey());
                 out.writeUTF(name.getValue());
+                VnodeReplication.HeldReplica held = heldByChain.get(name.getKey());
+                out.writeBoolean(held != null);
+                if (held != null) {
+                    out.writeUTF(held.directory());
+                    out.writeInt(held.sstFiles().size());
+                    for (String sst : held.sstFiles()) {
+                        out.writeUTF(sst);
+                    }
+                }
             }
         }
         return Optional.of(
@@ -134,10 +152,20 @@ final class TaskLocalVnodes {
                     InstantiationUtil.deserializeObject(manifestHandle, classLoader);
             int vnodes = in.readInt();
             Map<Integer, Path> copyByVnode = new TreeMap<>();
+            Map<Integer, VnodeReplication.HeldReplica> heldByChain = new TreeMap<>();
             for (int i = 0; i < vnodes; i++) {
-                copyByVnode.put(in.readInt(), parent.resolve(in.readUTF()));
+                int vnode = in.readInt();
+                copyByVnode.put(vnode, parent.resolve(in.readUTF()));
+                if (in.readBoolean()) {
+                    String directory = in.readUTF();
+                    Set<String> sstFiles = new HashSet<>();
+                    for (int n = in.readInt(); n > 0; n--) {
+                        sstFiles.add(in.readUTF());
+                    }
+                    heldByChain.put(vnode, new VnodeReplication.HeldReplica(directory, sstFiles));
+                }
             }
-            return Optional.of(new Pointer(manifest, copyByVnode));
+            return Optional.of(new Pointer(manifest, copyByVnode, heldByChain));
         } catch (ClassNotFoundException e) {
             throw new IOException("Cannot read a task-local Rhino snapshot " + bytes, e);
         }

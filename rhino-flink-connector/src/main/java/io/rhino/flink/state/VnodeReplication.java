@@ -16,6 +16,8 @@ package io.rhino.flink.state;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 
 /**
@@ -42,6 +44,17 @@ public interface VnodeReplication {
             int vnode, Object instance, String directory, java.util.Set<String> sstFiles) {}
 
     /**
+     * SST files a chain holds of one vnode instance.
+     *
+     * @param directory the instance's directory in the vnode's replica directory
+     */
+    record HeldReplica(String directory, Set<String> sstFiles) {
+        public HeldReplica {
+            sstFiles = Set.copyOf(sstFiles);
+        }
+    }
+
+    /**
      * The services ("host:port") that held this subtask's copies of {@code vnodes} before, under an
      * earlier chain or task attempt: those that are not in this chain drop the copies once the
      * chain holds a completed checkpoint of its own.
@@ -60,5 +73,14 @@ public interface VnodeReplication {
 
         /** Where the copies went ("host:port" of each member), once {@link #replicate} returned. */
         List<String> holders();
+
+        /**
+         * Where every chain member holds the captured SST files of {@code vnode}, once {@link
+         * #replicate} returned: the seed of a later restore of the same files from another copy
+         * (its task-local one). Empty if unknown.
+         */
+        default Optional<HeldReplica> held(int vnode) {
+            return Optional.empty();
+        }
     }
 }

@@ -45,11 +45,13 @@ final class VnodeRestore {
      *     replicas of these vnodes (none if it was not replicated)
      * @param localCopyByVnode where Flink's task-local recovery kept a vnode's copy on this
      *     TaskManager, when Flink restores the subtask from it ({@link TaskLocalVnodes})
+     * @param heldByChain where the replica chain held those vnodes' files
      */
     record Restored(
             Map<Integer, List<KeyedStateHandle>> handlesByVnode,
             List<String> replicaHolders,
-            Map<Integer, Path> localCopyByVnode) {}
+            Map<Integer, Path> localCopyByVnode,
+            Map<Integer, VnodeReplication.HeldReplica> heldByChain) {}
 
     /** What the subtask restores, or null when it starts without state. */
     static Restored read(
@@ -65,6 +67,7 @@ final class VnodeRestore {
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         Set<String> holders = new LinkedHashSet<>();
         Map<Integer, Path> localCopies = new TreeMap<>();
+        Map<Integer, VnodeReplication.HeldReplica> heldByChain = new TreeMap<>();
         for (KeyedStateHandle handle : handles) {
             if (CanonicalSavepoints.isCanonical(handle)) {
                 handlesByVnode.putAll(
@@ -78,7 +81,11 @@ final class VnodeRestore {
             }
             Optional<TaskLocalVnodes.Pointer> local =
                     TaskLocalVnodes.pointerOf(handle, userCodeClassLoader);
-            local.ifPresent(pointer -> localCopies.putAll(pointer.copyByVnode()));
+            local.ifPresent(
+                    pointer -> {
+                        localCopies.putAll(pointer.copyByVnode());
+                        heldByChain.putAll(pointer.heldByChain());
+                    });
             StreamStateHandle manifestHandle =
                     local.isPresent()
                             ? local.get().manifest()
@@ -96,7 +103,7 @@ final class VnodeRestore {
             handlesByVnode.putAll(manifest.restoreHandlesByVnode());
             holders.addAll(manifest.replicaHolders());
         }
-        return new Restored(handlesByVnode, List.copyOf(holders), localCopies);
+        return new Restored(handlesByVnode, List.copyOf(holders), localCopies, heldByChain);
     }
 
     private static void check(

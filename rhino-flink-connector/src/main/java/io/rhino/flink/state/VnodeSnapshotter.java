@@ -156,11 +156,16 @@ final class VnodeSnapshotter<K> {
             VnodeReplication.Capture capture)
             throws Exception {
         List<String> replicaHolders = List.of();
+        // where the chain holds each vnode's files: seeds of a restore from a task-local copy
+        Map<Integer, VnodeReplication.HeldReplica> heldByChain = new TreeMap<>();
         if (capture != null) {
             // the checkpoint is reported only once every copy is stored and verified
             try {
                 capture.replicate();
                 replicaHolders = capture.holders();
+                for (int vnode : futures.keySet()) {
+                    capture.held(vnode).ifPresent(held -> heldByChain.put(vnode, held));
+                }
             } catch (Exception e) {
                 boolean vnodeSnapshotCancelled =
                         futures.values().stream().anyMatch(Future::isCancelled);
@@ -263,7 +268,8 @@ final class VnodeSnapshotter<K> {
                         subtaskKeyGroups,
                         checkpointId,
                         manifestHandle,
-                        localCopies);
+                        localCopies,
+                        heldByChain);
         if (local.isEmpty()) {
             LocalSnapshots.discardAll(localCopies.values());
             return SnapshotResult.of(remote);

@@ -52,7 +52,9 @@ import org.apache.flink.util.InstantiationUtil;
  * completes or the job leaves the TaskManager, and offers it first when the subtask restores in the
  * same slot. Restoring reads the manifest from the checkpoint storage (a small file) and opens each
  * vnode from its local copy, which hard-links the files; a vnode without a copy restores as before.
- * Discarding the pointer discards nothing: the manifest is the remote handle's.
+ * With replication, the pointer also says where the chain held each vnode's files, so that the
+ * restored vnode's first replicated checkpoint sends only what is new (as after a restore from a
+ * replica). Discarding the pointer discards nothing: the manifest is the remote handle's.
  */
 final class TaskLocalVnodes {
 

@@ -21,12 +21,8 @@ import io.rhino.benchmarks.harness.Reconfiguration;
 import io.rhino.benchmarks.harness.RunData;
 import io.rhino.benchmarks.harness.ScenarioContext;
 import io.rhino.benchmarks.harness.ScenarioRunner;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -45,28 +41,11 @@ class FailoverScenarioITCase {
 
     @Test
     void replicatedRhinoAndFlinkRecoverFromALostTaskManager() throws Exception {
-        ScenarioSettings settings =
-                new ScenarioSettings(
-                        "nbq8",
-                        "fixed:0.2",
-                        Duration.ofSeconds(8),
-                        Duration.ofSeconds(4),
-                        2,
-                        Duration.ofSeconds(2),
-                        0,
-                        4,
-                        16,
-                        2,
-                        1,
-                        2,
-                        Duration.ofHours(12),
-                        42);
+        ScenarioSettings settings = SmokeRuns.nbq8();
         NexmarkScenario scenario = Scenarios.create("failover", settings);
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
         ScenarioRunner.Report report =
-                new ScenarioRunner(out)
-                        .printTo(new PrintStream(printed, true, StandardCharsets.UTF_8))
+                SmokeRuns.quietRunner(out)
                         .run(
                                 List.of(scenario),
                                 List.of(

@@ -22,12 +22,8 @@ import io.rhino.benchmarks.harness.ScenarioContext;
 import io.rhino.benchmarks.harness.ScenarioRunner;
 import io.rhino.benchmarks.harness.SystemUnderTest;
 import io.rhino.handover.HandoverResult;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,31 +45,14 @@ class LoadBalancingScenarioITCase {
 
     @Test
     void rhinoMovesVnodesAndFlinkRescalesWhileBothKeepProducingResults() throws Exception {
-        ScenarioSettings settings =
-                new ScenarioSettings(
-                        "nbq8",
-                        "fixed:0.2",
-                        Duration.ofSeconds(8),
-                        Duration.ofSeconds(4),
-                        2,
-                        Duration.ofSeconds(2),
-                        0,
-                        4,
-                        16,
-                        2,
-                        1,
-                        2,
-                        Duration.ofHours(12),
-                        42);
+        ScenarioSettings settings = SmokeRuns.nbq8();
         NexmarkScenario scenario = Scenarios.create("load-balancing", settings);
         RhinoSut rhino = new RhinoSut(ClusterShape.defaultShape(), 42);
         FlinkSut flink = new FlinkSut(ClusterShape.defaultShape());
         List<HandoverResult> handovers = new ArrayList<>();
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
         ScenarioRunner.Report report =
-                new ScenarioRunner(out)
-                        .printTo(new PrintStream(printed, true, StandardCharsets.UTF_8))
+                SmokeRuns.quietRunner(out)
                         .run(
                                 List.of(new KeepHandovers(scenario, handovers)),
                                 List.of(rhino, flink));

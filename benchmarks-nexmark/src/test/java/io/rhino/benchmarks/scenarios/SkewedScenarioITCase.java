@@ -17,9 +17,6 @@ package io.rhino.benchmarks.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.benchmarks.harness.ScenarioRunner;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,10 +52,8 @@ class SkewedScenarioITCase {
                         2,
                         Duration.ofHours(12),
                         42);
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
         ScenarioRunner.Report report =
-                new ScenarioRunner(out)
-                        .printTo(new PrintStream(printed, true, StandardCharsets.UTF_8))
+                SmokeRuns.quietRunner(out)
                         .run(
                                 List.of(Scenarios.skewed(settings, 1.0)),
                                 List.of(

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.CheckpointFiles;
@@ -150,6 +151,9 @@ class LocalRecoveryITCase {
         RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(200));
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
         RhinoClusters.withPeerReplication(config, replicas, "local-recovery");
+        // long enough to keep the replicas across the restart, short enough that the replication
+        // services stop soon after the cancellation (later tests count threads)
+        config.set(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, Duration.ofSeconds(10));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         // three subtasks on two TaskManagers of two slots: both run one, so both replicate
         env.setParallelism(3);

@@ -216,8 +216,8 @@ final class VnodeSnapshotter<K> {
                 }
             }
         } catch (Exception e) {
+            // discards the finished snapshots' local copies too (a SnapshotResult holds both)
             cancelAndDiscard(futures);
-            LocalSnapshots.discardAll(localCopies.values());
             throw e;
         }
         if (!savepoint) {

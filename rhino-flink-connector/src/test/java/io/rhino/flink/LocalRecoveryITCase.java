@@ -45,9 +45,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -78,7 +76,9 @@ class LocalRecoveryITCase {
 
     @RegisterExtension
     static final MiniClusterExtension CLUSTER =
-            RhinoClusters.twoTaskManagers(METRICS.addToConfiguration(localRecovery()));
+            RhinoClusters.twoTaskManagers(
+                    RhinoClusters.withLocalRecovery(
+                            METRICS.addToConfiguration(new Configuration()), LOCAL_STATE));
 
     private static final Map<String, AtomicBoolean> ARMED = new ConcurrentHashMap<>();
 
@@ -288,16 +288,6 @@ class LocalRecoveryITCase {
             }
             return event;
         }
-    }
-
-    private static Configuration localRecovery() {
-        Configuration config = new Configuration();
-        config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
-        config.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
-        config.set(
-                CheckpointingOptions.LOCAL_RECOVERY_TASK_MANAGER_STATE_ROOT_DIRS,
-                LOCAL_STATE.toString());
-        return config;
     }
 
     private static Path createTempDirectory() {

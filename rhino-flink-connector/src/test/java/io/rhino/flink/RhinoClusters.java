@@ -118,6 +118,18 @@ final class RhinoClusters {
     }
 
     /** {@code config} restarting a failed job up to {@code attempts} times after {@code delay}. */
+    /**
+     * Flink's task-local recovery on {@code config} (a cluster's): local backup of every
+     * checkpoint, restores offered the local copies, kept under {@code root}.
+     */
+    static Configuration withLocalRecovery(Configuration config, java.nio.file.Path root) {
+        config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
+        config.set(org.apache.flink.configuration.StateRecoveryOptions.LOCAL_RECOVERY, true);
+        config.set(
+                CheckpointingOptions.LOCAL_RECOVERY_TASK_MANAGER_STATE_ROOT_DIRS, root.toString());
+        return config;
+    }
+
     static Configuration withRestarts(Configuration config, int attempts, Duration delay) {
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);

@@ -26,10 +26,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.junit.jupiter.api.Test;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * manager starts from the routing table of the restored checkpoint (not the initial layout, and not
  * the lost move's), its REST API answers on the same port, the restarted subtasks restore every
  * vnode from a replica and replicate again, moves work again, and the exactly-once file output
- * equals plain Flink's.
+ * equals plain Flink's. With Flink's task-local recovery on, a subtask that the new JobManager
+ * places in its old slot restores from its task-local copies instead (Flink offers them per slot
+ * allocation); none downloads either way.
  */
 class JobManagerFailoverITCase {
 
@@ -59,11 +64,16 @@ class JobManagerFailoverITCase {
 
     @TempDir Path directory;
 
-    @Test
+    @ParameterizedTest(name = "task-local recovery {0}")
+    @ValueSource(booleans = {false, true})
     @Timeout(420)
-    void aNewJobManagerRecoversRoutingReplicationAndMovesFromTheLatestCheckpoint()
-            throws Exception {
+    void aNewJobManagerRecoversRoutingReplicationAndMovesFromTheLatestCheckpoint(
+            boolean localRecovery) throws Exception {
         Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
+        if (localRecovery) {
+            common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
+            common.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+        }
         try (ProcessCluster cluster =
                 ProcessCluster.startHighlyAvailable(
                         directory.resolve("cluster"),
@@ -109,7 +119,7 @@ class JobManagerFailoverITCase {
 
             long afterRecovery = cluster.checkpoint(jobId, Duration.ofSeconds(90));
             awaitReplicated(operator, afterRecovery);
-            awaitRestoredFromReplicas(operator);
+            awaitRestoredWithoutDownload(operator, localRecovery);
             operator.moveBetweenTaskManagers(random, 3, "after");
 
             FileCountsJob.awaitFinished(cluster, jobId, Duration.ofSeconds(300));
@@ -156,19 +166,34 @@ class JobManagerFailoverITCase {
                 "Not every subtask replicated checkpoint " + checkpoint + ": " + replication);
     }
 
-    /** Every restarted subtask restored its vnodes from replicas, none from the storage. */
-    private static void awaitRestoredFromReplicas(RemoteOperator operator) throws Exception {
+    /**
+     * Every restarted subtask restored its vnodes from replicas or, with task-local recovery, from
+     * their task-local copies; none from the storage.
+     */
+    private static void awaitRestoredWithoutDownload(RemoteOperator operator, boolean localRecovery)
+            throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        long restored = 0;
+        long fromReplicas = 0;
+        long fromLocalCopies = 0;
         while (System.nanoTime() < deadline) {
-            restored = operator.metricSum("rhinoVnodesRestoredFromReplicas");
-            if (restored >= VNODES) {
-                return;
+            fromReplicas = operator.metricSum("rhinoVnodesRestoredFromReplicas");
+            fromLocalCopies =
+                    localRecovery ? operator.metricSum("rhinoVnodesRestoredFromLocalCopies") : 0;
+            if (fromReplicas + fromLocalCopies >= VNODES) {
+                break;
             }
             Thread.sleep(500);
         }
-        assertThat(restored)
-                .as("vnodes restored from replicas after the JobManager failover")
+        LOG.info(
+                "After the JobManager failover: {} vnodes restored from replicas, {} from task-local"
+                        + " copies",
+                fromReplicas,
+                fromLocalCopies);
+        assertThat(fromReplicas + fromLocalCopies)
+                .as(
+                        "vnodes restored from replicas (%s) or task-local copies (%s) after the"
+                                + " JobManager failover",
+                        fromReplicas, fromLocalCopies)
                 .isGreaterThanOrEqualTo(VNODES);
     }
 }

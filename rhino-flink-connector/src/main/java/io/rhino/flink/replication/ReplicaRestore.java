@@ -19,6 +19,7 @@ import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,6 +31,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -58,6 +61,12 @@ public final class ReplicaRestore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaRestore.class);
 
+    /**
+     * Vnodes fetched at once. Two keep the next vnode arriving while one opens; more would split
+     * the link between more files, each of which must arrive within the replication timeout.
+     */
+    static final int CONCURRENT_FETCHES = 2;
+
     private final ReplicaStore store;
     private final ReplicationService service; // null: this store only
     private final List<PeerAddress> holders;
@@ -66,6 +75,7 @@ public final class ReplicaRestore implements AutoCloseable {
     private final String fetchDirectory = "_fetched/" + UUID.randomUUID();
     private final List<Path> assembled = new ArrayList<>();
     private final Map<Integer, Seed> seeds = new HashMap<>();
+    private final Map<Integer, CompletableFuture<Optional<Fetched>>> prefetched = new HashMap<>();
     private int restoredVnodes;
     private long linkedBytes;
     private int fetchedVnodes;
@@ -185,6 +195,9 @@ public final class ReplicaRestore implements AutoCloseable {
         return Optional.ofNullable(seeds.get(vnode));
     }
 
+    /** A replica fetched from a holder: its files by RocksDB file name, as listed, and bytes. */
+    private record Fetched(Map<String, Path> files, List<String> listed, long bytes) {}
+
     /** Remembers the listed SST files of the one instance directory they share, if they do. */
     private void rememberSeed(int vnode, List<String> listed) {
         Set<String> directories = new HashSet<>();
@@ -253,65 +266,155 @@ public final class ReplicaRestore implements AutoCloseable {
     }
 
     /**
-     * Fetches the replica of the restored checkpoint from the first holder that has it whole: its
-     * listing, then every file it names, at once. Empty if none has.
+     * Starts fetching the replicas of those of {@code handlesByVnode}'s vnodes that this
+     * TaskManager does not hold, in the order given, {@link #CONCURRENT_FETCHES} vnodes at a time:
+     * the next vnodes arrive while the first ones open, instead of one fetch after each open.
+     * {@link #handlesFor} then waits for a vnode's fetch only if it has not arrived yet.
      */
-    private record Fetched(Map<String, Path> files, List<String> listed) {}
-
-    private Optional<Fetched> fetch(
-            int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
-        long checkpoint = remote.getCheckpointId();
-        for (int index = 0; index < holders.size(); index++) {
-            PeerAddress holder = holders.get(index);
-            String target = fetchDirectory + "/vnode-" + vnode + "-from-" + index;
-            long started = System.nanoTime();
-            try {
-                service.fetch(
-                                holder,
-                                ReplicaListing.path(vnodeDirectory, checkpoint),
-                                target + "/listing")
-                        .get();
-                ReplicaListing listing =
-                        ReplicaListing.read(store.file(target + "/listing").orElseThrow());
-                List<CompletableFuture<Void>> transfers = new ArrayList<>();
-                for (String listed : listing.files()) {
-                    transfers.add(
-                            service.fetch(
-                                    holder, vnodeDirectory + "/" + listed, target + "/" + listed));
-                }
-                CompletableFuture.allOf(transfers.toArray(CompletableFuture[]::new)).get();
-                Map<String, Path> files = new HashMap<>();
-                long bytes = 0;
-                for (String listed : listing.files()) {
-                    Path file = store.file(target + "/" + listed).orElseThrow();
-                    files.put(fileName(listed), file);
-                    bytes += Files.size(file);
-                }
-                fetchedVnodes++;
-                fetchedBytes += bytes;
-                LOG.info(
-                        "Vnode {}: fetched the replica of checkpoint {} from {} ({} files, {}"
-                                + " bytes, {} ms)",
-                        vnode,
-                        checkpoint,
-                        holder,
-                        files.size(),
-                        bytes,
-                        (System.nanoTime() - started) / 1_000_000);
-                return Optional.of(new Fetched(files, listing.files()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Optional.empty();
-            } catch (Exception e) {
-                LOG.info(
-                        "Vnode {}: no replica of checkpoint {} from {}: {}",
-                        vnode,
-                        checkpoint,
-                        holder,
-                        e.getCause() != null ? e.getCause().getMessage() : e.toString());
+    public void prefetch(Map<Integer, List<KeyedStateHandle>> handlesByVnode) {
+        if (holders.isEmpty()) {
+            return;
+        }
+        List<CompletableFuture<?>> lanes = new ArrayList<>();
+        for (Map.Entry<Integer, List<KeyedStateHandle>> entry : handlesByVnode.entrySet()) {
+            int vnode = entry.getKey();
+            List<KeyedStateHandle> handles = entry.getValue();
+            if (prefetched.containsKey(vnode)
+                    || handles.size() != 1
+                    || !(handles.get(0) instanceof IncrementalRemoteKeyedStateHandle remote)) {
+                continue;
+            }
+            String vnodeDirectory = ReplicaListing.vnodeDirectory(operatorPrefix, vnode);
+            if (store.file(ReplicaListing.path(vnodeDirectory, remote.getCheckpointId()))
+                    .isPresent()) {
+                continue; // held here: linked, not fetched
+            }
+            int lane = prefetched.size() % CONCURRENT_FETCHES;
+            CompletableFuture<?> previous =
+                    lane < lanes.size() ? lanes.get(lane) : CompletableFuture.completedFuture(null);
+            CompletableFuture<Optional<Fetched>> fetched =
+                    previous.handle((ignored, failure) -> null)
+                            .thenCompose(ignored -> fetchFrom(0, vnode, vnodeDirectory, remote));
+            prefetched.put(vnode, fetched);
+            if (lane < lanes.size()) {
+                lanes.set(lane, fetched);
+            } else {
+                lanes.add(fetched);
             }
         }
-        return Optional.empty();
+    }
+
+    /**
+     * The fetched replica of the restored checkpoint, from the first holder that has it whole:
+     * prefetched, or fetched now. Empty if none has.
+     */
+    private Optional<Fetched> fetch(
+            int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
+        CompletableFuture<Optional<Fetched>> fetch = prefetched.get(vnode);
+        if (fetch == null) {
+            fetch = fetchFrom(0, vnode, vnodeDirectory, remote);
+            prefetched.put(vnode, fetch);
+        }
+        try {
+            Optional<Fetched> fetched = fetch.get();
+            fetched.ifPresent(
+                    replica -> {
+                        fetchedVnodes++;
+                        fetchedBytes += replica.bytes();
+                    });
+            return fetched;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            LOG.info("Vnode {}: no replica fetched: {}", vnode, e.getCause().toString());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Fetches the replica from the holder at {@code index} or, if it has none whole, from the next
+     * ones: its listing, then every file it names, at once.
+     */
+    private CompletableFuture<Optional<Fetched>> fetchFrom(
+            int index, int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
+        if (index >= holders.size()) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        PeerAddress holder = holders.get(index);
+        long checkpoint = remote.getCheckpointId();
+        String target = fetchDirectory + "/vnode-" + vnode + "-from-" + index;
+        long started = System.nanoTime();
+        return service.fetch(
+                        holder,
+                        ReplicaListing.path(vnodeDirectory, checkpoint),
+                        target + "/listing")
+                .thenCompose(
+                        ignored -> {
+                            List<String> listed = readListing(target + "/listing").files();
+                            List<CompletableFuture<Void>> transfers = new ArrayList<>();
+                            for (String file : listed) {
+                                transfers.add(
+                                        service.fetch(
+                                                holder,
+                                                vnodeDirectory + "/" + file,
+                                                target + "/" + file));
+                            }
+                            return CompletableFuture.allOf(
+                                            transfers.toArray(CompletableFuture[]::new))
+                                    .thenApply(done -> fetched(target, listed));
+                        })
+                .thenApply(
+                        fetched -> {
+                            LOG.info(
+                                    "Vnode {}: fetched the replica of checkpoint {} from {} ({}"
+                                            + " files, {} bytes, {} ms)",
+                                    vnode,
+                                    checkpoint,
+                                    holder,
+                                    fetched.files().size(),
+                                    fetched.bytes(),
+                                    (System.nanoTime() - started) / 1_000_000);
+                            return Optional.of(fetched);
+                        })
+                .exceptionallyCompose(
+                        failure -> {
+                            Throwable cause =
+                                    failure instanceof CompletionException
+                                                    && failure.getCause() != null
+                                            ? failure.getCause()
+                                            : failure;
+                            LOG.info(
+                                    "Vnode {}: no replica of checkpoint {} from {}: {}",
+                                    vnode,
+                                    checkpoint,
+                                    holder,
+                                    cause.getMessage());
+                            return fetchFrom(index + 1, vnode, vnodeDirectory, remote);
+                        });
+    }
+
+    private ReplicaListing readListing(String path) {
+        try {
+            return ReplicaListing.read(store.file(path).orElseThrow());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Fetched fetched(String target, List<String> listed) {
+        Map<String, Path> files = new HashMap<>();
+        long bytes = 0;
+        try {
+            for (String file : listed) {
+                Path path = store.file(target + "/" + file).orElseThrow();
+                files.put(fileName(file), path);
+                bytes += Files.size(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Fetched(files, listed, bytes);
     }
 
     private static String fileName(String listed) {
@@ -359,11 +462,23 @@ public final class ReplicaRestore implements AutoCloseable {
         }
         assembled.clear();
         if (service != null) {
-            try {
-                store.deleteTree(fetchDirectory);
-            } catch (IOException e) {
-                LOG.warn("Could not delete fetched replicas {}: {}", fetchDirectory, e.toString());
+            deleteFetched();
+            // a restore that failed may leave prefetches running: delete what they write, too
+            CompletableFuture<?>[] running =
+                    prefetched.values().stream()
+                            .filter(fetch -> !fetch.isDone())
+                            .toArray(CompletableFuture[]::new);
+            if (running.length > 0) {
+                CompletableFuture.allOf(running).whenComplete((ended, failure) -> deleteFetched());
             }
+        }
+    }
+
+    private void deleteFetched() {
+        try {
+            store.deleteTree(fetchDirectory);
+        } catch (IOException e) {
+            LOG.warn("Could not delete fetched replicas {}: {}", fetchDirectory, e.toString());
         }
     }
 }

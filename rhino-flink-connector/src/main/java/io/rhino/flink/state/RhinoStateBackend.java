@@ -23,9 +23,11 @@ import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.UnsupportedJobShapeException;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ReadableConfig;
@@ -256,19 +258,31 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                 try (ReplicaRestore replicas =
                         replicaRestore(env, spec, restored.replicaHolders())) {
                     int restoredLocally = 0;
+                    Map<Integer, KeyedStateHandle> localCopies = new HashMap<>();
+                    Map<Integer, List<KeyedStateHandle>> elsewhere = new TreeMap<>();
+                    restored.handlesByVnode()
+                            .forEach(
+                                    (vnode, handles) ->
+                                            TaskLocalVnodes.fromCopy(
+                                                            handles,
+                                                            restored.localCopyByVnode().get(vnode))
+                                                    .ifPresentOrElse(
+                                                            copy -> localCopies.put(vnode, copy),
+                                                            () -> elsewhere.put(vnode, handles)));
+                    if (replicas != null) {
+                        replicas.prefetch(elsewhere);
+                    }
                     for (Map.Entry<Integer, List<KeyedStateHandle>> entry :
                             restored.handlesByVnode().entrySet()) {
                         int vnode = entry.getKey();
-                        Optional<KeyedStateHandle> localCopy =
-                                TaskLocalVnodes.fromCopy(
-                                        entry.getValue(), restored.localCopyByVnode().get(vnode));
-                        if (localCopy.isPresent()) {
+                        KeyedStateHandle localCopy = localCopies.get(vnode);
+                        if (localCopy != null) {
                             LOG.info(
                                     "Vnode {} of '{}' restores from its task-local copy on this"
                                             + " TaskManager, none downloaded or fetched",
                                     vnode,
                                     spec.name());
-                            backend.installVnode(vnode, List.of(localCopy.get()));
+                            backend.installVnode(vnode, List.of(localCopy));
                             VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
                             if (held != null) {
                                 backend.seedReplica(vnode, held.directory(), held.sstFiles());

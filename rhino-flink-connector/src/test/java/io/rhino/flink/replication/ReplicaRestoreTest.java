@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -29,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.zip.CRC32C;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
@@ -141,6 +143,92 @@ class ReplicaRestoreTest {
         }
     }
 
+    /**
+     * The vnodes a restarting subtask must fetch arrive before it asks for them, a few at a time,
+     * while it opens the first ones; a replica held here is linked, not fetched; and a restore that
+     * ends before it used its prefetches leaves no fetched copy behind.
+     */
+    @Test
+    void theVnodesToFetchArePrefetchedAndAnUnusedPrefetchIsDeleted(@TempDir Path services)
+            throws Exception {
+        ReplicationConfig holderConfig =
+                ReplicationConfig.anyPort(
+                        "127.0.0.2", services.resolve("holder"), "s", Duration.ofSeconds(30));
+        ReplicationConfig restorerConfig =
+                ReplicationConfig.anyPort(
+                        "127.0.0.3", services.resolve("restorer"), "s", Duration.ofSeconds(30));
+        try (ReplicationService holder = ReplicationService.start(holderConfig);
+                ReplicationService restorer = ReplicationService.start(restorerConfig)) {
+            Map<Integer, List<KeyedStateHandle>> handles = new TreeMap<>();
+            for (int vnode = 3; vnode < 8; vnode++) {
+                store = vnode == 7 ? restorer.store() : holder.store();
+                storeReplica(
+                        ReplicaListing.vnodeDirectory(PREFIX, vnode),
+                        Map.of("i-a/000010.sst", "ten-" + vnode, "i-a/000011.sst", "eleven"));
+                handles.put(
+                        vnode, List.of(flinkHandle(Map.of("000010.sst", 5L, "000011.sst", 6L))));
+            }
+            long heldHere = restorer.store().usedBytes();
+            long perVnode = 5 + 6 + "manifest".length() + "current".length();
+
+            ReplicaRestore restore =
+                    ReplicaRestore.from(
+                            restorer, List.of(holder.address().toString()), PREFIX, work);
+            restore.prefetch(handles);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (fetchedFiles(services.resolve("restorer")) < 4 * 4) {
+                assertThat(System.nanoTime())
+                        .as("the 4 vnodes held elsewhere fetched before they were asked for")
+                        .isLessThan(deadline);
+                Thread.sleep(10);
+            }
+            for (int vnode = 3; vnode < 8; vnode++) {
+                List<KeyedStateHandle> restored = restore.handlesFor(vnode, handles.get(vnode));
+                assertThat(restored).first().isInstanceOf(IncrementalLocalKeyedStateHandle.class);
+                Path db =
+                        Path.of(
+                                ((IncrementalLocalKeyedStateHandle) restored.get(0))
+                                        .getDirectoryStateHandle()
+                                        .getDirectory()
+                                        .toUri());
+                assertThat(Files.readString(db.resolve("000010.sst"))).isEqualTo("ten-" + vnode);
+            }
+            assertThat(restore.restoredVnodes()).isEqualTo(5);
+            assertThat(restore.fetchedVnodes()).as("vnode 7 is held here").isEqualTo(4);
+            assertThat(restore.fetchedBytes()).isEqualTo(4 * perVnode);
+            restore.close();
+            assertThat(restorer.store().usedBytes()).isEqualTo(heldHere);
+
+            ReplicaRestore abandoned =
+                    ReplicaRestore.from(
+                            restorer, List.of(holder.address().toString()), PREFIX, work);
+            abandoned.prefetch(handles);
+            abandoned.close();
+            Thread.sleep(1_000); // the prefetches of a few bytes end meanwhile
+            deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (restorer.store().usedBytes() > heldHere) {
+                assertThat(System.nanoTime())
+                        .as("fetched copies of a restore closed while it prefetched")
+                        .isLessThan(deadline);
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    /** The fetched files of vnodes (SST files, MANIFEST, CURRENT) under a store's root. */
+    private static long fetchedFiles(Path storeRoot) throws IOException {
+        try (var files = Files.walk(storeRoot)) {
+            return files.filter(file -> file.toString().contains("_fetched"))
+                    .map(file -> file.getFileName().toString())
+                    .filter(
+                            name ->
+                                    name.endsWith(".sst")
+                                            || name.startsWith("MANIFEST")
+                                            || name.equals("CURRENT"))
+                    .count();
+        }
+    }
+
     @Test
     void withoutTheListingOfThatCheckpointFlinksHandleIsKept() throws Exception {
         storeReplica(Map.of("i-a/000010.sst", "ten"));
@@ -180,19 +268,24 @@ class ReplicaRestoreTest {
 
     /** SST files (path in vnode → contents) plus MANIFEST and CURRENT, then the listing. */
     private void storeReplica(Map<String, String> sstFiles) throws Exception {
+        storeReplica(VNODE, sstFiles);
+    }
+
+    private void storeReplica(String vnodeDirectory, Map<String, String> sstFiles)
+            throws Exception {
         List<String> listed = new ArrayList<>();
         for (Map.Entry<String, String> file : sstFiles.entrySet()) {
-            put(VNODE + "/" + file.getKey(), file.getValue());
+            put(vnodeDirectory + "/" + file.getKey(), file.getValue());
             listed.add(file.getKey());
         }
         String checkpointDirectory = "chk-" + CHECKPOINT;
-        put(VNODE + "/" + checkpointDirectory + "/MANIFEST-000005", "manifest");
-        put(VNODE + "/" + checkpointDirectory + "/CURRENT", "current");
+        put(vnodeDirectory + "/" + checkpointDirectory + "/MANIFEST-000005", "manifest");
+        put(vnodeDirectory + "/" + checkpointDirectory + "/CURRENT", "current");
         listed.add(checkpointDirectory + "/MANIFEST-000005");
         listed.add(checkpointDirectory + "/CURRENT");
         Path listing = scratch.resolve("listing");
         ReplicaListing.of(CHECKPOINT - 1, listed).write(listing);
-        put(ReplicaListing.path(VNODE, CHECKPOINT), Files.readString(listing));
+        put(ReplicaListing.path(vnodeDirectory, CHECKPOINT), Files.readString(listing));
     }
 
     private static IncrementalRemoteKeyedStateHandle flinkHandle(Map<String, Long> sstSizes) {

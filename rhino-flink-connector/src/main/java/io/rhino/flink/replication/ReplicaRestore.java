@@ -276,6 +276,7 @@ public final class ReplicaRestore implements AutoCloseable {
             return;
         }
         List<CompletableFuture<?>> lanes = new ArrayList<>();
+        int queued = 0;
         for (Map.Entry<Integer, List<KeyedStateHandle>> entry : handlesByVnode.entrySet()) {
             int vnode = entry.getKey();
             List<KeyedStateHandle> handles = entry.getValue();
@@ -289,7 +290,7 @@ public final class ReplicaRestore implements AutoCloseable {
                     .isPresent()) {
                 continue; // held here: linked, not fetched
             }
-            int lane = prefetched.size() % CONCURRENT_FETCHES;
+            int lane = queued++ % CONCURRENT_FETCHES;
             CompletableFuture<?> previous =
                     lane < lanes.size() ? lanes.get(lane) : CompletableFuture.completedFuture(null);
             CompletableFuture<Optional<Fetched>> fetched =

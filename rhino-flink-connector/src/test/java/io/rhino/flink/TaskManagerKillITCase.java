@@ -36,11 +36,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +52,10 @@ import org.slf4j.LoggerFactory;
  * three TaskManager processes, each on its own address and with its own replica disk. Moves between
  * processes go over Rhino's REST API and the replication protocol's sockets, before and after the
  * crash. The job's exactly-once file output equals plain Flink's, and after the recovery every
- * vnode's checkpoint is again held by exactly one surviving TaskManager.
+ * vnode's checkpoint is again held by exactly one surviving TaskManager. Nothing is downloaded:
+ * every vnode restores from a replica, fetched from a survivor when its subtask restarted on the
+ * TaskManager it ran on (which never holds its own replica) or, with Flink's task-local recovery
+ * on, from its task-local copy there.
  */
 class TaskManagerKillITCase {
 
@@ -66,16 +72,23 @@ class TaskManagerKillITCase {
     private static final FileCountsJob JOB =
             new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
 
-    // a short job after the victim's restart: one subtask per TaskManager, so one on it
+    // a short job after the victim's restart, in every slot, so on it too (with local recovery
+    // on, Flink's scheduler does not spread a job of three over the three TaskManagers)
     private static final FileCountsJob SMALL_JOB =
-            new FileCountsJob(NAME, PARALLELISM, 6, 6_000, KEYS, EVENTS_PER_SECOND);
+            new FileCountsJob(NAME, 2 * TASK_MANAGERS, 12, 6_000, KEYS, EVENTS_PER_SECOND);
 
     @TempDir Path directory;
 
-    @Test
+    @ParameterizedTest(name = "task-local recovery {0}")
+    @ValueSource(booleans = {false, true})
     @Timeout(420)
-    void aKilledTaskManagersVnodesRecoverAndReplicateAgainOnTheSurvivors() throws Exception {
+    void aKilledTaskManagersVnodesRecoverAndReplicateAgainOnTheSurvivors(boolean localRecovery)
+            throws Exception {
         Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
+        if (localRecovery) {
+            common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
+            common.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+        }
         try (ProcessCluster cluster =
                 ProcessCluster.start(
                         directory.resolve("cluster"),
@@ -125,7 +138,7 @@ class TaskManagerKillITCase {
             awaitReplicationReported(operator, afterCrash, 1);
             // every subtask restarted: each restores its vnodes from a replica, on its new
             // TaskManager or fetched from a survivor that holds one; none from the storage
-            awaitRestoredFromReplicas(operator, beforeKill);
+            awaitRestoredWithoutDownload(operator, beforeKill);
             awaitReplicaStoreMetrics(cluster);
             operator.moveBetweenTaskManagers(random, 3, "after");
 
@@ -252,37 +265,46 @@ class TaskManagerKillITCase {
      * Waits until the subtasks report every vnode restored from a replica, read from the operator
      * metrics through Flink's REST API. A vnode restored on the TaskManager it ran on before the
      * crash finds no replica of its own there (a TaskManager holds only its peers' vnodes), so it
-     * must have been fetched from a survivor; every other vnode restores from the local store. The
-     * scheduler decides where the subtasks restart, so the expected number of fetches is counted
-     * from the placements before and after the crash.
+     * must have been fetched from a survivor, unless task-local recovery gave it its local copy;
+     * every other vnode restores from the local store. The scheduler decides where the subtasks
+     * restart, so the expected number of fetches and local copies is counted from the placements
+     * before and after the crash.
      */
-    private static void awaitRestoredFromReplicas(RemoteOperator operator, JsonNode beforeKill)
+    private static void awaitRestoredWithoutDownload(RemoteOperator operator, JsonNode beforeKill)
             throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         long restored = 0;
         long fetched = 0;
+        long local = 0;
         long restartedInPlace = 0;
         while (System.nanoTime() < deadline) {
             restartedInPlace = vnodesOnTheirFormerTaskManager(beforeKill, operator.view());
             restored = operator.metricSum("rhinoVnodesRestoredFromReplicas");
             fetched = operator.metricSum("rhinoVnodesFetchedFromPeers");
-            if (restored >= VNODES && fetched == restartedInPlace) {
+            local = operator.metricSum("rhinoVnodesRestoredFromLocalCopies");
+            if (restored + local >= VNODES && fetched + local == restartedInPlace) {
                 LOG.info(
                         "{} vnodes restored from replicas after the crash, {} of them fetched from"
-                                + " another TaskManager",
+                                + " another TaskManager; {} from task-local copies",
                         restored,
-                        fetched);
+                        fetched,
+                        local);
                 return;
             }
             Thread.sleep(500);
         }
-        assertThat(restored)
-                .as("vnodes restored from replicas after the crash, none downloaded")
-                .isGreaterThanOrEqualTo(VNODES);
-        assertThat(fetched)
+        assertThat(restored + local)
                 .as(
-                        "vnodes fetched from another TaskManager's replica: those restored on the"
-                                + " TaskManager they ran on before the crash")
+                        "vnodes restored from replicas (%s) or task-local copies (%s) after the"
+                                + " crash, none downloaded",
+                        restored, local)
+                .isGreaterThanOrEqualTo(VNODES);
+        assertThat(fetched + local)
+                .as(
+                        "vnodes fetched from another TaskManager's replica (%s) or restored from"
+                                + " task-local copies (%s): those restored on the TaskManager they"
+                                + " ran on before the crash",
+                        fetched, local)
                 .isEqualTo(restartedInPlace);
     }
 

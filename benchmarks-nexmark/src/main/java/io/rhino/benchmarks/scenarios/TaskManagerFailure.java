@@ -21,9 +21,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * <p>Timings: {@code detection} (kill until the job leaves RUNNING), {@code scheduling} (until it
  * runs again), {@code restore until processing} (until the first result after that), {@code
  * catch-up} (until three seconds in a row had a p99 latency of at most {@link #CAUGHT_UP_P99}: the
- * records since the restored checkpoint are processed again, so the job starts behind).
+ * records since the restored checkpoint are processed again, so the job starts behind); and {@code
+ * restored checkpoint age}: how long before the kill the restored checkpoint was triggered, which
+ * is about how much input is processed again (not a step: it is not part of the recovery's sum).
  *
  * @param system the system under test, for the log
  * @param deployment its cluster and job
@@ -49,6 +55,7 @@ record TaskManagerFailure(String system, Deployment deployment, Path checkpointS
     static final String DETECTION = "detection";
     static final String RESTORE_UNTIL_PROCESSING = "restore until processing";
     static final String CATCH_UP = "catch-up";
+    static final String RESTORED_CHECKPOINT_AGE = "restored checkpoint age";
 
     /** Parameter of the failure: "true" to evict the checkpoint storage before the kill. */
     static final String COLD_CHECKPOINT_STORAGE = "cold-checkpoint-storage";
@@ -96,8 +103,31 @@ record TaskManagerFailure(String system, Deployment deployment, Path checkpointS
                                 timings.put(
                                         CATCH_UP,
                                         Duration.ofMillis(Math.max(0, caughtUpAt - processing))));
+        restoredCheckpointAge(cluster, jobId, killed)
+                .ifPresent(age -> timings.put(RESTORED_CHECKPOINT_AGE, age));
         LOG.info("{}: recovered from the TaskManager's loss: {}", system, timings);
         return new PhaseTimings(timings);
+    }
+
+    /**
+     * The time between the trigger of the checkpoint the job restored and {@code killedMillis}, if
+     * Flink's checkpoint statistics still hold that checkpoint.
+     */
+    private static Optional<Duration> restoredCheckpointAge(
+            MiniCluster cluster, JobID jobId, long killedMillis) throws Exception {
+        CheckpointStatsSnapshot stats =
+                cluster.getExecutionGraph(jobId)
+                        .get(1, TimeUnit.MINUTES)
+                        .getCheckpointStatsSnapshot();
+        RestoredCheckpointStats restored = stats.getLatestRestoredCheckpoint();
+        if (restored == null) {
+            return Optional.empty();
+        }
+        AbstractCheckpointStats checkpoint =
+                stats.getHistory().getCheckpointById(restored.getCheckpointId());
+        return checkpoint == null
+                ? Optional.empty()
+                : Optional.of(Duration.ofMillis(killedMillis - checkpoint.getTriggerTimestamp()));
     }
 
     /** Waits until the job is (or is no longer) RUNNING; returns when. */

@@ -65,7 +65,11 @@ class FailoverScenarioITCase {
                             TaskManagerFailure.DETECTION,
                             PhaseTimings.SCHEDULING,
                             TaskManagerFailure.RESTORE_UNTIL_PROCESSING,
-                            TaskManagerFailure.CATCH_UP);
+                            TaskManagerFailure.CATCH_UP,
+                            TaskManagerFailure.RESTORED_CHECKPOINT_AGE);
+            assertThat(run.timingsSeconds().get(TaskManagerFailure.RESTORED_CHECKPOINT_AGE))
+                    .as("%s: seconds from the restored checkpoint's trigger to the kill", run.sut())
+                    .isPositive();
             assertThat(run.latency().phases().get(ScenarioContext.STEADY).count())
                     .as("%s results before the failure", run.sut())
                     .isPositive();

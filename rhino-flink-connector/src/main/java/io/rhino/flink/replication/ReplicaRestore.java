@@ -62,16 +62,18 @@ public final class ReplicaRestore implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaRestore.class);
 
     /**
-     * Vnodes fetched at once. Two keep the next vnode arriving while one opens; more would split
-     * the link between more files, each of which must arrive within the replication timeout.
+     * Vnodes prefetched at once. One: every file of a vnode is fetched at once already, so more
+     * vnodes at a time only delay the first one the subtask opens (measured with {@code
+     * ReplicaFetchBenchmark}), and each file must arrive within the replication timeout.
      */
-    static final int CONCURRENT_FETCHES = 2;
+    static final int CONCURRENT_FETCHES = 1;
 
     private final ReplicaStore store;
     private final ReplicationService service; // null: this store only
     private final List<PeerAddress> holders;
     private final String operatorPrefix;
     private final Path workDirectory;
+
     private final String fetchDirectory = "_fetched/" + UUID.randomUUID();
     private final List<Path> assembled = new ArrayList<>();
     private final Map<Integer, Seed> seeds = new HashMap<>();
@@ -267,11 +269,21 @@ public final class ReplicaRestore implements AutoCloseable {
 
     /**
      * Starts fetching the replicas of those of {@code handlesByVnode}'s vnodes that this
-     * TaskManager does not hold, in the order given, {@link #CONCURRENT_FETCHES} vnodes at a time:
+     * TaskManager does not hold, in the order given, {@link #CONCURRENT_FETCHES} vnode at a time:
      * the next vnodes arrive while the first ones open, instead of one fetch after each open.
      * {@link #handlesFor} then waits for a vnode's fetch only if it has not arrived yet.
      */
     public void prefetch(Map<Integer, List<KeyedStateHandle>> handlesByVnode) {
+        prefetch(handlesByVnode, CONCURRENT_FETCHES);
+    }
+
+    /** As {@link #prefetch(Map)}, {@code concurrentVnodes} vnodes at a time (for benchmarks). */
+    public void prefetch(
+            Map<Integer, List<KeyedStateHandle>> handlesByVnode, int concurrentVnodes) {
+        if (concurrentVnodes < 1) {
+            throw new IllegalArgumentException(
+                    "At least one vnode must be fetched at a time, got " + concurrentVnodes);
+        }
         if (holders.isEmpty()) {
             return;
         }
@@ -290,7 +302,7 @@ public final class ReplicaRestore implements AutoCloseable {
                     .isPresent()) {
                 continue; // held here: linked, not fetched
             }
-            int lane = queued++ % CONCURRENT_FETCHES;
+            int lane = queued++ % concurrentVnodes;
             CompletableFuture<?> previous =
                     lane < lanes.size() ? lanes.get(lane) : CompletableFuture.completedFuture(null);
             CompletableFuture<Optional<Fetched>> fetched =

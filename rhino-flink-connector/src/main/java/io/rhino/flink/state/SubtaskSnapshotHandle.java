@@ -24,6 +24,7 @@ import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 
 /**
  * The handle Flink stores for a Rhino subtask's snapshot: one {@link
@@ -60,12 +61,14 @@ final class SubtaskSnapshotHandle {
             KeyedStateHandle snapshot = entry.getValue();
             if (snapshot instanceof IncrementalRemoteKeyedStateHandle incremental) {
                 incremental.getSharedState().forEach(file -> shared.add(prefixed(prefix, file)));
-                incremental
-                        .getPrivateState()
+                incremental.getPrivateState().stream()
+                        .filter(file -> isFile(file.getHandle()))
                         .forEach(file -> exclusive.add(prefixed(prefix, file)));
-                exclusive.add(
-                        HandleAndLocalPath.of(
-                                incremental.getMetaDataStateHandle(), prefix + "_metadata"));
+                if (isFile(incremental.getMetaDataStateHandle())) {
+                    exclusive.add(
+                            HandleAndLocalPath.of(
+                                    incremental.getMetaDataStateHandle(), prefix + "_metadata"));
+                }
             } else if (snapshot instanceof KeyGroupsStateHandle full) {
                 exclusive.add(
                         HandleAndLocalPath.of(full.getDelegateStateHandle(), prefix + "_full"));
@@ -99,6 +102,17 @@ final class SubtaskSnapshotHandle {
             return keyGroups.getDelegateStateHandle();
         }
         return null;
+    }
+
+    /**
+     * Whether Flink must own {@code privateHandle} as a file. A vnode's private state below the
+     * small-file threshold (its RocksDB MANIFEST, CURRENT, OPTIONS and metadata, usually) is bytes
+     * inside the manifest already, with nothing to delete: listed here too, Flink would copy every
+     * vnode's bytes into the checkpoint metadata a second time, which the subtask sends the
+     * JobManager and the JobManager writes on every checkpoint.
+     */
+    private static boolean isFile(StreamStateHandle privateHandle) {
+        return !(privateHandle instanceof ByteStreamStateHandle);
     }
 
     private static HandleAndLocalPath prefixed(String prefix, HandleAndLocalPath file) {

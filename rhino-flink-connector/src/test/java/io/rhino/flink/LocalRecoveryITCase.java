@@ -30,7 +30,6 @@ import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,9 +46,6 @@ import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -70,7 +66,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(180)
 class LocalRecoveryITCase {
 
-    private static final Path LOCAL_STATE = createTempDirectory();
+    private static final Path LOCAL_STATE = RhinoClusters.localStateRoot("rhino-local-state");
 
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
@@ -233,18 +229,8 @@ class LocalRecoveryITCase {
         }
     }
 
-    /** The sum of a gauge over every operator of the job that registered it, restarts included. */
     private static long gaugeSum(JobID jobId, String name) {
-        long sum = 0;
-        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
-                METRICS.getMetricsByGroup().entrySet()) {
-            Metric metric = group.getValue().get(name);
-            if (metric != null
-                    && jobId.toString().equals(group.getKey().getAllVariables().get("<job_id>"))) {
-                sum += ((Number) ((Gauge<?>) metric).getValue()).longValue();
-            }
-        }
-        return sum;
+        return RhinoClusters.gaugeSum(METRICS, jobId, name);
     }
 
     /** The counts of a failure-free plain Flink run. */
@@ -287,14 +273,6 @@ class LocalRecoveryITCase {
                 throw new RuntimeException("Injected failure after handovers");
             }
             return event;
-        }
-    }
-
-    private static Path createTempDirectory() {
-        try {
-            return Files.createTempDirectory("rhino-local-state");
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
         }
     }
 

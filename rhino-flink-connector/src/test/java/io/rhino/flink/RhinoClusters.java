@@ -130,6 +130,33 @@ final class RhinoClusters {
         return config;
     }
 
+    /** A new directory for a test class's task-local state, to delete after its tests. */
+    static java.nio.file.Path localStateRoot(String prefix) {
+        try {
+            return java.nio.file.Files.createTempDirectory(prefix);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The sum of a gauge over every operator of the job that registered it, restarts included. */
+    static long gaugeSum(InMemoryReporter metrics, JobID jobId, String name) {
+        long sum = 0;
+        for (Map.Entry<
+                        org.apache.flink.metrics.MetricGroup,
+                        Map<String, org.apache.flink.metrics.Metric>>
+                group : metrics.getMetricsByGroup().entrySet()) {
+            org.apache.flink.metrics.Metric metric = group.getValue().get(name);
+            if (metric != null
+                    && jobId.toString().equals(group.getKey().getAllVariables().get("<job_id>"))) {
+                sum +=
+                        ((Number) ((org.apache.flink.metrics.Gauge<?>) metric).getValue())
+                                .longValue();
+            }
+        }
+        return sum;
+    }
+
     static Configuration withRestarts(Configuration config, int attempts, Duration delay) {
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);

@@ -18,16 +18,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.flink.testjobs.CheckpointFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.Metric;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.FileUtils;
@@ -43,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RhinoLifecycleLocalRecoveryITCase extends RhinoLifecycleScenarios {
 
-    private static final Path LOCAL_STATE = createTempDirectory();
+    private static final Path LOCAL_STATE =
+            RhinoClusters.localStateRoot("rhino-lifecycle-local-state");
 
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
@@ -55,15 +51,8 @@ class RhinoLifecycleLocalRecoveryITCase extends RhinoLifecycleScenarios {
 
     @Override
     protected void afterRecovery(JobID jobId) {
-        long restoredLocally = 0;
-        for (Map.Entry<MetricGroup, Map<String, Metric>> group :
-                METRICS.getMetricsByGroup().entrySet()) {
-            Metric metric = group.getValue().get("rhinoVnodesRestoredFromLocalCopies");
-            if (metric != null
-                    && jobId.toString().equals(group.getKey().getAllVariables().get("<job_id>"))) {
-                restoredLocally += ((Number) ((Gauge<?>) metric).getValue()).longValue();
-            }
-        }
+        long restoredLocally =
+                RhinoClusters.gaugeSum(METRICS, jobId, "rhinoVnodesRestoredFromLocalCopies");
         assertThat(restoredLocally)
                 .as("vnodes restored from task-local copies after the failure")
                 .isPositive();
@@ -79,14 +68,6 @@ class RhinoLifecycleLocalRecoveryITCase extends RhinoLifecycleScenarios {
             left = CheckpointFiles.directoriesUnder(LOCAL_STATE, "jid_" + jobId);
         }
         assertThat(left).as("local state of job %s after it ended", jobId).isEmpty();
-    }
-
-    private static Path createTempDirectory() {
-        try {
-            return Files.createTempDirectory("rhino-lifecycle-local-state");
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @AfterAll

@@ -98,18 +98,12 @@ class ReplicaRestoreTest {
     @Test
     void aReplicaOnlyAnotherServiceHoldsIsFetchedPastADeadHolderAndLinked(@TempDir Path services)
             throws Exception {
-        ReplicationConfig holderConfig =
-                ReplicationConfig.anyPort(
-                        "127.0.0.2", services.resolve("holder"), "s", Duration.ofSeconds(30));
-        ReplicationConfig restorerConfig =
-                ReplicationConfig.anyPort(
-                        "127.0.0.3", services.resolve("restorer"), "s", Duration.ofSeconds(30));
         String dead;
         try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.4"))) {
             dead = "127.0.0.4:" + closed.getLocalPort();
         }
-        try (ReplicationService holder = ReplicationService.start(holderConfig);
-                ReplicationService restorer = ReplicationService.start(restorerConfig)) {
+        try (ReplicationService holder = service("127.0.0.2", services.resolve("holder"));
+                ReplicationService restorer = service("127.0.0.3", services.resolve("restorer"))) {
             store = holder.store();
             storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "eleven"));
             IncrementalRemoteKeyedStateHandle remote =
@@ -151,14 +145,8 @@ class ReplicaRestoreTest {
     @Test
     void theVnodesToFetchArePrefetchedAndAnUnusedPrefetchIsDeleted(@TempDir Path services)
             throws Exception {
-        ReplicationConfig holderConfig =
-                ReplicationConfig.anyPort(
-                        "127.0.0.2", services.resolve("holder"), "s", Duration.ofSeconds(30));
-        ReplicationConfig restorerConfig =
-                ReplicationConfig.anyPort(
-                        "127.0.0.3", services.resolve("restorer"), "s", Duration.ofSeconds(30));
-        try (ReplicationService holder = ReplicationService.start(holderConfig);
-                ReplicationService restorer = ReplicationService.start(restorerConfig)) {
+        try (ReplicationService holder = service("127.0.0.2", services.resolve("holder"));
+                ReplicationService restorer = service("127.0.0.3", services.resolve("restorer"))) {
             Map<Integer, List<KeyedStateHandle>> handles = new TreeMap<>();
             for (int vnode = 3; vnode < 8; vnode++) {
                 store = vnode == 7 ? restorer.store() : holder.store();
@@ -213,6 +201,11 @@ class ReplicaRestoreTest {
                 Thread.sleep(10);
             }
         }
+    }
+
+    private static ReplicationService service(String host, Path store) throws Exception {
+        return ReplicationService.start(
+                ReplicationConfig.anyPort(host, store, "s", Duration.ofSeconds(30)));
     }
 
     /** The fetched files of vnodes (SST files, MANIFEST, CURRENT) under a store's root. */

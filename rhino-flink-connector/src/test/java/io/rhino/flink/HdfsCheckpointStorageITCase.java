@@ -162,8 +162,8 @@ class HdfsCheckpointStorageITCase {
         Path jobDir = new Path("/checkpoints/" + jobId);
         HandoverDriver driver = new HandoverDriver(jobId, TestPipelines.RHINO_OPERATORS, 7);
         driver.awaitRunning(Duration.ofSeconds(60));
-        long checkpointed = completedCheckpoints(miniCluster, jobId);
-        while (completedCheckpoints(miniCluster, jobId) < checkpointed + 1) {
+        long checkpointed = RhinoClusters.completedCheckpoints(miniCluster, jobId);
+        while (RhinoClusters.completedCheckpoints(miniCluster, jobId) < checkpointed + 1) {
             Thread.sleep(50); // exports then share files with completed checkpoints
         }
 
@@ -193,14 +193,14 @@ class HdfsCheckpointStorageITCase {
                 .as("bytes read from HDFS by reading %s", metadata)
                 .isEqualTo(metadataLength);
 
-        long checkpointsBeforeHandovers = completedCheckpoints(miniCluster, jobId);
+        long checkpointsBeforeHandovers = RhinoClusters.completedCheckpoints(miniCluster, jobId);
         Reads beforeHandovers = Reads.now();
         long started = System.nanoTime();
         int completed = driver.run(HANDOVERS, () -> false);
         Duration handoverTime = Duration.ofNanos(System.nanoTime() - started);
         Reads duringHandovers = Reads.now().since(beforeHandovers);
         long checkpointsDuringHandovers =
-                completedCheckpoints(miniCluster, jobId) - checkpointsBeforeHandovers;
+                RhinoClusters.completedCheckpoints(miniCluster, jobId) - checkpointsBeforeHandovers;
         boolean runningAfterHandovers = job.getJobStatus().get() == JobStatus.RUNNING;
         List<Path> completedAfter = runningAfterHandovers ? completedCheckpointDirs(jobDir) : null;
         System.out.printf(
@@ -260,16 +260,6 @@ class HdfsCheckpointStorageITCase {
             files++;
         }
         return files;
-    }
-
-    private static long completedCheckpoints(MiniCluster miniCluster, JobID jobId)
-            throws Exception {
-        return miniCluster
-                .getExecutionGraph(jobId)
-                .get()
-                .getCheckpointStatsSnapshot()
-                .getCounts()
-                .getNumberOfCompletedCheckpoints();
     }
 
     /**

@@ -81,8 +81,8 @@ class RemoteCheckpointStorageITCase {
         JobID jobId = job.getJobID();
         HandoverDriver driver = new HandoverDriver(jobId, TestPipelines.RHINO_OPERATORS, 7);
         driver.awaitRunning(Duration.ofSeconds(60));
-        long checkpointed = completedCheckpoints(miniCluster, jobId);
-        while (completedCheckpoints(miniCluster, jobId) < checkpointed + 3) {
+        long checkpointed = RhinoClusters.completedCheckpoints(miniCluster, jobId);
+        while (RhinoClusters.completedCheckpoints(miniCluster, jobId) < checkpointed + 3) {
             Thread.sleep(50); // exports then share files with completed checkpoints
         }
 
@@ -96,15 +96,5 @@ class RemoteCheckpointStorageITCase {
                 .as("files read from the checkpoint storage during 8 handovers")
                 .isZero();
         Multisets.assertSameMultiset("output", reference, ResultSink.take(runId));
-    }
-
-    private static long completedCheckpoints(MiniCluster miniCluster, JobID jobId)
-            throws Exception {
-        return miniCluster
-                .getExecutionGraph(jobId)
-                .get()
-                .getCheckpointStatsSnapshot()
-                .getCounts()
-                .getNumberOfCompletedCheckpoints();
     }
 }

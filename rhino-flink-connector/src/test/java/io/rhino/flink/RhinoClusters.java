@@ -130,6 +130,18 @@ final class RhinoClusters {
         return config;
     }
 
+    /** Checkpoints of the running job completed so far. */
+    static long completedCheckpoints(
+            org.apache.flink.runtime.minicluster.MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        return miniCluster
+                .getExecutionGraph(jobId)
+                .get()
+                .getCheckpointStatsSnapshot()
+                .getCounts()
+                .getNumberOfCompletedCheckpoints();
+    }
+
     /** A new directory for a test class's task-local state, to delete after its tests. */
     static java.nio.file.Path localStateRoot(String prefix) {
         try {

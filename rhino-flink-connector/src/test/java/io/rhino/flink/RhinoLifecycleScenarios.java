@@ -41,6 +41,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -114,13 +115,13 @@ abstract class RhinoLifecycleScenarios {
         assertThat(moved.outcome())
                 .as("handover after a savepoint: %s", moved.failureCause())
                 .isEqualTo(HandoverResult.Outcome.COMPLETED);
-        long checkpointsBefore = completedCheckpoints(miniCluster, firstId);
+        long checkpointsBefore = RhinoClusters.completedCheckpoints(miniCluster, firstId);
         // retained checkpoints roll over (old files get deleted), unless the input ends first
-        while (completedCheckpoints(miniCluster, firstId) < checkpointsBefore + 4
+        while (RhinoClusters.completedCheckpoints(miniCluster, firstId) < checkpointsBefore + 4
                 && !isTerminal(miniCluster, firstId)) {
             Thread.sleep(100);
         }
-        assertThat(completedCheckpoints(miniCluster, firstId))
+        assertThat(RhinoClusters.completedCheckpoints(miniCluster, firstId))
                 .as("checkpoints after the savepoint")
                 .isGreaterThan(checkpointsBefore);
         if (!isTerminal(miniCluster, firstId)) {
@@ -173,8 +174,8 @@ abstract class RhinoLifecycleScenarios {
         JobID jobId = job.getJobID();
         HandoverManager manager =
                 RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
-        long completed = completedCheckpoints(miniCluster, jobId);
-        while (completedCheckpoints(miniCluster, jobId) == completed) {
+        long completed = RhinoClusters.completedCheckpoints(miniCluster, jobId);
+        while (RhinoClusters.completedCheckpoints(miniCluster, jobId) == completed) {
             Thread.sleep(20);
         }
         RoutingTable checkpointed = manager.routingTable();
@@ -222,25 +223,22 @@ abstract class RhinoLifecycleScenarios {
         RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
         Thread.sleep(1_000);
 
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger refused = new AtomicInteger();
-        AtomicInteger completed = new AtomicInteger();
-        List<String> unexpected = new ArrayList<>();
-        CompletableFuture<Void> client =
-                CompletableFuture.runAsync(
-                        () -> requestUntil(jobId, stop, refused, completed, unexpected));
+        RequestingClient client = RequestingClient.start(jobId);
         Thread.sleep(500);
         FailOnDemand.arm(runId);
         RhinoClusters.awaitRecovered(jobId, OPERATOR, runId);
         Thread.sleep(1_000);
-        stop.set(true);
-        client.get(60, TimeUnit.SECONDS);
+        client.stop();
         job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
         afterJobEnded(jobId);
 
-        assertThat(unexpected).as("request outcomes other than completed or refused").isEmpty();
-        assertThat(refused.get()).as("requests refused while restarting").isPositive();
-        assertThat(completed.get()).as("handovers completed around the restart").isPositive();
+        assertThat(client.unexpected)
+                .as("request outcomes other than completed or refused")
+                .isEmpty();
+        assertThat(client.refused.get()).as("requests refused while restarting").isPositive();
+        assertThat(client.completed.get())
+                .as("handovers completed around the restart")
+                .isPositive();
         assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
         assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
     }
@@ -272,13 +270,7 @@ abstract class RhinoLifecycleScenarios {
         JobID jobId = job.getJobID();
         RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofSeconds(60));
 
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger refused = new AtomicInteger();
-        AtomicInteger completed = new AtomicInteger();
-        List<String> unexpected = new ArrayList<>();
-        CompletableFuture<Void> client =
-                CompletableFuture.runAsync(
-                        () -> requestUntil(jobId, stop, refused, completed, unexpected));
+        RequestingClient client = RequestingClient.start(jobId);
         long gateBytes = 0;
         while (gateBytes == 0 && !isTerminal(miniCluster, jobId)) {
             gateBytes = persistedInFlightBytesOfGates(miniCluster, jobId);
@@ -288,16 +280,17 @@ abstract class RhinoLifecycleScenarios {
         RhinoClusters.awaitRecovered(jobId, OPERATOR, runId);
         afterRecovery(jobId);
         Thread.sleep(2_000);
-        stop.set(true);
-        client.get(60, TimeUnit.SECONDS);
+        client.stop();
         job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
         afterJobEnded(jobId);
 
         assertThat(gateBytes)
                 .as("in-flight bytes of the router-to-gate edge in a completed checkpoint")
                 .isPositive();
-        assertThat(unexpected).as("request outcomes other than completed or refused").isEmpty();
-        assertThat(completed.get()).as("handovers completed").isPositive();
+        assertThat(client.unexpected)
+                .as("request outcomes other than completed or refused")
+                .isEmpty();
+        assertThat(client.completed.get()).as("handovers completed").isPositive();
         assertThat(FailOnDemand.failures(runId)).isEqualTo(1);
         assertThat(Upserts.of(ResultSink.take(runId))).isEqualTo(reference);
     }
@@ -513,40 +506,54 @@ abstract class RhinoLifecycleScenarios {
         }
     }
 
-    /** Requests handovers back to back; outcomes are counted, surprises recorded. */
-    private static void requestUntil(
-            JobID jobId,
-            AtomicBoolean stop,
-            AtomicInteger refused,
-            AtomicInteger completed,
-            List<String> unexpected) {
-        while (!stop.get()) {
-            try {
-                HandoverManager manager = RhinoHandovers.manager(jobId, OPERATOR);
-                HandoverResult result =
-                        manager.handover(moves(manager.routingTable(), 1))
-                                .get(30, TimeUnit.SECONDS);
-                if (result.isCompleted()) {
-                    completed.incrementAndGet();
-                } else if (result.failureCause().orElse("").contains("failed")
-                        || result.failureCause().orElse("").contains("restarts")) {
-                    refused.incrementAndGet(); // ended by the failure it overlapped
-                } else {
-                    unexpected.add(result.toString());
+    /** Requests handovers back to back until stopped; outcomes are counted, surprises recorded. */
+    private static final class RequestingClient {
+        private final AtomicBoolean stopped = new AtomicBoolean();
+        private final AtomicInteger refused = new AtomicInteger();
+        private final AtomicInteger completed = new AtomicInteger();
+        private final List<String> unexpected = new CopyOnWriteArrayList<>();
+        private CompletableFuture<Void> requests;
+
+        static RequestingClient start(JobID jobId) {
+            RequestingClient client = new RequestingClient();
+            client.requests = CompletableFuture.runAsync(() -> client.requestUntilStopped(jobId));
+            return client;
+        }
+
+        void stop() throws Exception {
+            stopped.set(true);
+            requests.get(60, TimeUnit.SECONDS);
+        }
+
+        private void requestUntilStopped(JobID jobId) {
+            while (!stopped.get()) {
+                try {
+                    HandoverManager manager = RhinoHandovers.manager(jobId, OPERATOR);
+                    HandoverResult result =
+                            manager.handover(moves(manager.routingTable(), 1))
+                                    .get(30, TimeUnit.SECONDS);
+                    if (result.isCompleted()) {
+                        completed.incrementAndGet();
+                    } else if (result.failureCause().orElse("").contains("failed")
+                            || result.failureCause().orElse("").contains("restarts")) {
+                        refused.incrementAndGet(); // ended by the failure it overlapped
+                    } else {
+                        unexpected.add(result.toString());
+                    }
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof HandoverRejectedException) {
+                        refused.incrementAndGet();
+                    } else {
+                        unexpected.add(String.valueOf(e.getCause()));
+                    }
+                } catch (Exception e) {
+                    unexpected.add(e.toString());
                 }
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof HandoverRejectedException) {
-                    refused.incrementAndGet();
-                } else {
-                    unexpected.add(String.valueOf(e.getCause()));
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
                 }
-            } catch (Exception e) {
-                unexpected.add(e.toString());
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                return;
             }
         }
     }
@@ -599,16 +606,6 @@ abstract class RhinoLifecycleScenarios {
                                 inject))
                 .sinkTo(new ResultSink(runId));
         return env.executeAsync(runId);
-    }
-
-    private static long completedCheckpoints(MiniCluster miniCluster, JobID jobId)
-            throws Exception {
-        return miniCluster
-                .getExecutionGraph(jobId)
-                .get()
-                .getCheckpointStatsSnapshot()
-                .getCounts()
-                .getNumberOfCompletedCheckpoints();
     }
 
     private static boolean isTerminal(MiniCluster miniCluster, JobID jobId) throws Exception {

@@ -17,7 +17,6 @@ package io.rhino.benchmarks.harness;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +26,7 @@ import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler.LegendLayout;
 import org.knowm.xchart.style.Styler.LegendPosition;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -66,7 +66,8 @@ final class ChartStyle {
                 .setChartBackgroundColor(Color.WHITE)
                 .setPlotBackgroundColor(Color.WHITE)
                 .setPlotBorderColor(Color.DARK_GRAY)
-                .setLegendPosition(LegendPosition.InsideNW)
+                .setLegendPosition(LegendPosition.OutsideS)
+                .setLegendLayout(LegendLayout.Horizontal)
                 .setLegendBorderColor(Color.GRAY)
                 .setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 14))
                 .setAnnotationLineColor(Color.BLACK)
@@ -100,30 +101,59 @@ final class ChartStyle {
         series.setLineStyle(dashed ? SeriesLines.DASH_DASH : SeriesLines.SOLID);
     }
 
-    // positions of the marker labels drawn on each chart, so close markers share one label
-    private static final Map<XYChart, List<Double>> LABELLED = new WeakHashMap<>();
+    // where each chart's marker labels went, so that close markers' labels do not overlap
+    private static final Map<XYChart, MarkerLabelLayout> LABELS = new WeakHashMap<>();
+
+    // title, axis titles and ticks, and the legend below the plot
+    private static final int CHART_FRAME_PIXELS = 130;
+    private static final double TEXT_LINE_PIXELS = 15;
 
     /**
      * A vertical black line at {@code x} with {@code label} to the right of its top at {@code
-     * labelY}; {@code xRange} is the span of the x axis, to place the label off the line. A marker
-     * within a thirtieth of the axis of an earlier labelled one gets no label of its own (several
-     * operators rebalanced at once would write their labels over each other).
+     * labelY}, or a row lower where an earlier label is in the way (see {@link MarkerLabelLayout});
+     * {@code xRange} is the span of the x axis.
      */
     static void addMarker(XYChart chart, String label, double x, double labelY, double xRange) {
         chart.addAnnotation(new AnnotationLine(x, true, false));
-        synchronized (LABELLED) {
-            List<Double> labelled = LABELLED.computeIfAbsent(chart, c -> new ArrayList<>());
-            double gap = Math.max(1, xRange) / 30;
-            if (labelled.stream().anyMatch(at -> Math.abs(at - x) < gap)) {
-                return;
-            }
-            labelled.add(x);
+        double plotWidthPixels = Math.max(100, chart.getWidth() - 120);
+        int row;
+        synchronized (LABELS) {
+            row =
+                    LABELS.computeIfAbsent(
+                                    chart, c -> new MarkerLabelLayout(xRange, plotWidthPixels))
+                            .place(label, x);
+        }
+        if (row < 0) {
+            return;
         }
         // The text is centred on its position: shift it by half its (estimated) width.
-        double plotWidthPixels = Math.max(100, chart.getWidth() - 120);
-        double halfTextPixels = label.length() * 3.5 + 6;
-        double shift = halfTextPixels / plotWidthPixels * Math.max(1, xRange);
-        chart.addAnnotation(new AnnotationText(label, x + shift, labelY, false));
+        double shift =
+                MarkerLabelLayout.textPixels(label) / 2 / plotWidthPixels * Math.max(1, xRange);
+        chart.addAnnotation(new AnnotationText(label, x + shift, rowY(chart, labelY, row), false));
+    }
+
+    /** {@code labelY} moved down by {@code row} lines of text, on a linear or log axis. */
+    private static double rowY(XYChart chart, double labelY, int row) {
+        if (row == 0) {
+            return labelY;
+        }
+        double lines =
+                row * TEXT_LINE_PIXELS / Math.max(50, chart.getHeight() - CHART_FRAME_PIXELS);
+        double bottom = minY(chart);
+        if (chart.getStyler().isYAxisLogarithmic()) {
+            double low = bottom > 0 ? bottom : labelY / 10;
+            return labelY / Math.pow(labelY / Math.min(low, labelY), lines);
+        }
+        // a linear axis here starts at zero or below
+        return labelY - (labelY - Math.min(Math.min(bottom, 0), labelY)) * lines;
+    }
+
+    /** The smallest y of the chart's series (0 without series). */
+    private static double minY(XYChart chart) {
+        return chart.getSeriesCollection().stream()
+                .flatMapToDouble(s -> Arrays.stream(s.getYData()))
+                .min()
+                .orElse(0);
     }
 
     /** The largest x of the chart's series (0 without series). */

@@ -140,7 +140,7 @@ class LocalRecoveryITCase {
      */
     @Test
     void withReplicationTheRestoredVnodesReplicateIntoTheReplicasTheChainHolds(
-            @TempDir Path replicas) throws Exception {
+            @TempDir Path replicas, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "local-recovery-replicated-" + UUID.randomUUID();
         ARMED.put(runId, new AtomicBoolean());
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
@@ -162,7 +162,10 @@ class LocalRecoveryITCase {
                 .sinkTo(new ResultSink(runId));
         JobClient job = env.executeAsync("local-recovery-replicated");
         try {
-            Map<Integer, Listed> before = awaitListings(replicas, -1);
+            // A vnode's replica listing is written before its checkpoint completes: fail only
+            // after one completed, or the job restarts without state and nothing restores locally.
+            long completed = RhinoClusters.checkpoint(miniCluster, job.getJobID());
+            Map<Integer, Listed> before = awaitListings(replicas, completed - 1);
             ARMED.get(runId).set(true);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (gaugeSum(job.getJobID(), "rhinoVnodesRestoredFromLocalCopies") < 4) {

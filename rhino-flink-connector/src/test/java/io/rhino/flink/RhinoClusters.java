@@ -177,8 +177,9 @@ final class RhinoClusters {
     }
 
     /**
-     * Takes a checkpoint on demand and waits until it completed. Right after a (re)start some tasks
-     * may still be deploying, and Flink declines the checkpoint: it is tried again then.
+     * Takes a checkpoint on demand and waits until it completed. Right after a (re)start the job
+     * manager may still be initializing or some tasks deploying, and Flink declines the checkpoint:
+     * it is tried again then.
      *
      * @return the checkpoint's id
      */
@@ -193,9 +194,16 @@ final class RhinoClusters {
                 // <checkpoints>/<job>/chk-<id>
                 return Long.parseLong(pointer.substring(pointer.lastIndexOf("chk-") + 4));
             } catch (java.util.concurrent.ExecutionException e) {
-                // tasks still deploying, or the coordinator suspended by a restart in progress
+                // the job manager still initializing, tasks still deploying, or the coordinator
+                // suspended by a restart in progress
                 boolean transientRefusal =
-                        org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
+                        org.apache.flink.util.ExceptionUtils.findThrowable(
+                                                e,
+                                                org.apache.flink.runtime.dispatcher
+                                                        .UnavailableDispatcherOperationException
+                                                        .class)
+                                        .isPresent()
+                                || org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
                                                 e, "not being executed")
                                         .isPresent()
                                 || org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(

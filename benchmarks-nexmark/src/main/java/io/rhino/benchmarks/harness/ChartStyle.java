@@ -141,8 +141,9 @@ final class ChartStyle {
                 row * TEXT_LINE_PIXELS / Math.max(50, chart.getHeight() - CHART_FRAME_PIXELS);
         double bottom = minY(chart);
         if (chart.getStyler().isYAxisLogarithmic()) {
-            double low = bottom > 0 ? bottom : labelY / 10;
-            return labelY / Math.pow(labelY / Math.min(low, labelY), lines);
+            // a flat series spans no range of its own: step as if the axis spanned a decade
+            double low = bottom > 0 && bottom < labelY ? bottom : labelY / 10;
+            return labelY / Math.pow(labelY / low, lines);
         }
         // a linear axis here starts at zero or below
         return labelY - (labelY - Math.min(Math.min(bottom, 0), labelY)) * lines;

@@ -130,13 +130,14 @@ final class VnodeStateRegistry<K> {
             // a restore, much of the time until the subtask processes again. On several threads
             // it was no faster where the restoring subtasks already fill the cores (benchmarks.md).
             long start = System.nanoTime();
-            for (int vnode : backends.ownedVnodes()) {
+            int[] owned = backends.ownedVnodes();
+            for (int vnode : owned) {
                 bindQueue(queue, vnode, binder.bind(backends.get(vnode)));
             }
             LOG.debug(
                     "Created timer queue {} on {} vnodes in {} ms",
                     name,
-                    backends.ownedVnodes().length,
+                    owned.length,
                     (System.nanoTime() - start) / 1_000_000);
             registered = new RegisteredQueue<>(queue, binder);
             queuesByName.put(name, registered);

@@ -28,6 +28,7 @@ import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.replication.store.ReplicaStore;
+import io.rhino.replication.testing.ChangingFileTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -177,17 +178,13 @@ class ReplicationITCase {
         for (Path checkpoint : checkpointDirectories) {
             named.addAll(ReplicaListing.read(checkpoint.resolve(ReplicaListing.NAME)).files());
         }
-        try (Stream<Path> files = Files.walk(directory)) {
-            List<String> unnamed =
-                    files.filter(Files::isRegularFile)
-                            .map(f -> directory.relativize(f).toString())
-                            .filter(f -> f.endsWith(".sst"))
-                            .filter(f -> !named.contains(f))
-                            .toList();
-            assertThat(unnamed)
-                    .as("SST files of %s no kept listing names", vnodeDirectory)
-                    .isEmpty();
-        }
+        List<String> unnamed =
+                ChangingFileTree.regularFiles(directory).stream()
+                        .map(f -> directory.relativize(f).toString())
+                        .filter(f -> f.endsWith(".sst"))
+                        .filter(f -> !named.contains(f))
+                        .toList();
+        assertThat(unnamed).as("SST files of %s no kept listing names", vnodeDirectory).isEmpty();
     }
 
     /** The stores holding any SST file of the vnode. */
@@ -196,12 +193,9 @@ class ReplicationITCase {
         try (Stream<Path> stores = Files.list(replicas)) {
             for (Path store : stores.toList()) {
                 Path directory = store.resolve(vnodeDirectory);
-                if (Files.isDirectory(directory)) {
-                    try (Stream<Path> files = Files.walk(directory)) {
-                        if (files.anyMatch(f -> f.toString().endsWith(".sst"))) {
-                            holding.add(store);
-                        }
-                    }
+                if (ChangingFileTree.regularFiles(directory).stream()
+                        .anyMatch(f -> f.toString().endsWith(".sst"))) {
+                    holding.add(store);
                 }
             }
         }

@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.rhino.replication.testing.ChangingFileTree;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -315,9 +316,7 @@ class ChainReplicationTest {
     }
 
     private static List<Path> partialFiles(ReplicationService service) throws IOException {
-        try (Stream<Path> files = Files.walk(service.store().root())) {
-            return files.filter(p -> p.getFileName().toString().contains(".part-")).toList();
-        }
+        return ChangingFileTree.partialFiles(service.store().root());
     }
 
     private static void awaitPartialFile(ReplicationService service) throws Exception {

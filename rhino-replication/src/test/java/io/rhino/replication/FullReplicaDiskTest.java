@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.rhino.replication.testing.ChangingFileTree;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -153,8 +153,6 @@ class FullReplicaDiskTest {
     }
 
     private static List<Path> partialFiles(ReplicationService service) throws IOException {
-        try (Stream<Path> files = Files.walk(service.store().root())) {
-            return files.filter(p -> p.getFileName().toString().contains(".part-")).toList();
-        }
+        return ChangingFileTree.partialFiles(service.store().root());
     }
 }

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
+import io.rhino.replication.testing.ChangingFileTree;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -210,16 +211,15 @@ class ReplicaRestoreTest {
 
     /** The fetched files of vnodes (SST files, MANIFEST, CURRENT) under a store's root. */
     private static long fetchedFiles(Path storeRoot) throws IOException {
-        try (var files = Files.walk(storeRoot)) {
-            return files.filter(file -> file.toString().contains("_fetched"))
-                    .map(file -> file.getFileName().toString())
-                    .filter(
-                            name ->
-                                    name.endsWith(".sst")
-                                            || name.startsWith("MANIFEST")
-                                            || name.equals("CURRENT"))
-                    .count();
-        }
+        return ChangingFileTree.regularFiles(storeRoot).stream()
+                .filter(file -> file.toString().contains("_fetched"))
+                .map(file -> file.getFileName().toString())
+                .filter(
+                        name ->
+                                name.endsWith(".sst")
+                                        || name.startsWith("MANIFEST")
+                                        || name.equals("CURRENT"))
+                .count();
     }
 
     @Test

@@ -48,6 +48,7 @@ public final class LatencyPlot {
     private boolean showP99;
     private final List<Line> lines = new ArrayList<>();
     private final List<Marker> markers = new ArrayList<>();
+    private String timeAxisTitle = "Time (s)";
 
     public LatencyPlot(String title) {
         this.title = title;
@@ -72,6 +73,12 @@ public final class LatencyPlot {
         return this;
     }
 
+    /** The x axis's title (default "Time (s)"), e.g. to say where second 0 is. */
+    public LatencyPlot timeAxisTitle(String axisTitle) {
+        this.timeAxisTitle = axisTitle;
+        return this;
+    }
+
     /** Adds a vertical marker at {@code second} seconds since the start. */
     public LatencyPlot addMarker(String label, double second) {
         markers.add(new Marker(label, second));
@@ -81,7 +88,7 @@ public final class LatencyPlot {
     /** The chart, for callers that lay out several. */
     public XYChart chart() {
         XYChart chart =
-                ChartStyle.newChart(title, "Time (s)", "Latency (ms, log scale)", width, height);
+                ChartStyle.newChart(title, timeAxisTitle, "Latency (ms, log scale)", width, height);
         chart.getStyler().setYAxisLogarithmic(true);
         // Plain numbers (100, 1,000, 100,000) rather than 1E5.
         chart.getStyler().setYAxisDecimalPattern("#,##0.###");

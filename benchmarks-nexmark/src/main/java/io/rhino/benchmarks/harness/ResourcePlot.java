@@ -45,6 +45,7 @@ public final class ResourcePlot {
     private int panelHeight = 320;
     private final List<Sut> suts = new ArrayList<>();
     private final List<Marker> markers = new ArrayList<>();
+    private String timeAxisTitle = "Time (s)";
 
     public ResourcePlot(String title) {
         this.title = title;
@@ -59,6 +60,12 @@ public final class ResourcePlot {
 
     public ResourcePlot addSut(String sut, List<ResourceSample> samples) {
         suts.add(new Sut(sut, List.copyOf(samples)));
+        return this;
+    }
+
+    /** The x axis's title (default "Time (s)"), e.g. to say where second 0 is. */
+    public ResourcePlot timeAxisTitle(String axisTitle) {
+        this.timeAxisTitle = axisTitle;
         return this;
     }
 
@@ -109,7 +116,7 @@ public final class ResourcePlot {
     private XYChart panel(String name, String yTitle) {
         XYChart chart =
                 ChartStyle.newChart(
-                        title + ": " + name, "Time (s)", yTitle, panelWidth, panelHeight);
+                        title + ": " + name, timeAxisTitle, yTitle, panelWidth, panelHeight);
         // Utilisation from zero, as in the paper, so that small wiggles do not look large.
         chart.getStyler().setYAxisMin(0.0);
         return chart;

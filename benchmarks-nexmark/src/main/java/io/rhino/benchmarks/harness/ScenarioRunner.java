@@ -247,6 +247,10 @@ public final class ScenarioRunner {
     /** Writes the CSVs, plots and table of one scenario. */
     private static final class RunOutputs {
 
+        /** The figures' time axis: each run's {@link MeasuredWindow}. */
+        private static final String MEASURED_TIME_AXIS =
+                "Time since start-up and any state fill ended (s)";
+
         private final Path dir;
 
         RunOutputs(Path dir) {
@@ -269,11 +273,15 @@ public final class ScenarioRunner {
             for (Map.Entry<Integer, List<RunData>> rep : byRep.entrySet()) {
                 String title =
                         scenario + (byRep.size() > 1 ? " (repetition " + rep.getKey() + ")" : "");
-                LatencyPlot latency = new LatencyPlot("End-to-end latency: " + title).showP99(true);
-                ResourcePlot resources = new ResourcePlot(title);
+                LatencyPlot latency =
+                        new LatencyPlot("End-to-end latency: " + title)
+                                .showP99(true)
+                                .timeAxisTitle(MEASURED_TIME_AXIS);
+                ResourcePlot resources = new ResourcePlot(title).timeAxisTitle(MEASURED_TIME_AXIS);
                 for (RunData run : rep.getValue()) {
-                    latency.addSut(run.sut(), run.latency());
-                    resources.addSut(run.sut(), run.resources());
+                    MeasuredWindow window = MeasuredWindow.of(run);
+                    latency.addSut(run.sut(), window.latency(run.latency()));
+                    resources.addSut(run.sut(), window.resources(run.resources()));
                 }
                 markers(rep.getValue())
                         .forEach(
@@ -299,14 +307,16 @@ public final class ScenarioRunner {
         }
 
         /**
-         * The reconfiguration markers of the runs in a plot: one per label and second, named after
-         * the system when the systems reconfigured at different seconds.
+         * The reconfiguration markers of the runs in a plot, in seconds of their measured windows:
+         * one per label and second, named after the system when the systems reconfigured at
+         * different seconds.
          */
         private static Map<String, Double> markers(List<RunData> runs) {
             Map<String, Double> markers = new LinkedHashMap<>();
             for (RunData run : runs) {
+                MeasuredWindow window = MeasuredWindow.of(run);
                 for (TimeMark mark : run.reconfigurations()) {
-                    double second = mark.secondsSince(run.startMillis());
+                    double second = window.second(mark, run.startMillis());
                     Double existing = markers.get(mark.label());
                     if (existing == null) {
                         markers.put(mark.label(), second);

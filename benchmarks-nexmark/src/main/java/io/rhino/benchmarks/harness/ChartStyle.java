@@ -157,6 +157,19 @@ final class ChartStyle {
                 .orElse(0);
     }
 
+    /**
+     * Lets XChart choose round time ticks (every 5, 10, 20 s) about 74 px apart. Given x values one
+     * second apart, XChart instead labels every n-th second with labels barely their own width
+     * apart; an axis that starts half a second before the first value is not evenly spaced, so it
+     * takes the round steps. Call after the series are added.
+     */
+    static void roundTimeTicks(XYChart chart) {
+        chart.getSeriesCollection().stream()
+                .flatMapToDouble(s -> Arrays.stream(s.getXData()))
+                .min()
+                .ifPresent(first -> chart.getStyler().setXAxisMin(first - 0.5));
+    }
+
     /** The largest x of the chart's series (0 without series). */
     static double maxX(XYChart chart) {
         return chart.getSeriesCollection().stream()

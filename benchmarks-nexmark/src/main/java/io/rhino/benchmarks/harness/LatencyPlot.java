@@ -123,6 +123,7 @@ public final class LatencyPlot {
         // Within about a decade, label 200, 500... too; over several, their labels would overlap
         // near the top of each decade, so only the powers of ten are labelled.
         chart.getStyler().setYAxisLogarithmicDecadeOnly(top / Math.min(bottom, top) > 20);
+        ChartStyle.roundTimeTicks(chart);
         for (Marker marker : markers) {
             ChartStyle.addMarker(
                     chart, marker.label(), marker.second(), top, ChartStyle.maxX(chart));

@@ -92,6 +92,7 @@ public final class ResourcePlot {
         }
         List<XYChart> charts = List.of(cpu, memory, disk, network);
         for (XYChart chart : charts) {
+            ChartStyle.roundTimeTicks(chart);
             double top =
                     chart.getSeriesCollection().stream()
                             .flatMapToDouble(s -> Arrays.stream(s.getYData()))

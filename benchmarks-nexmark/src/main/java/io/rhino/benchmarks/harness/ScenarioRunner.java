@@ -19,10 +19,8 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.LongSupplier;
@@ -247,10 +245,6 @@ public final class ScenarioRunner {
     /** Writes the CSVs, plots and table of one scenario. */
     private static final class RunOutputs {
 
-        /** The figures' time axis: each run's {@link MeasuredWindow}. */
-        private static final String MEASURED_TIME_AXIS =
-                "Time since start-up and any state fill ended (s)";
-
         private final Path dir;
 
         RunOutputs(Path dir) {
@@ -268,34 +262,7 @@ public final class ScenarioRunner {
             Path phases = dir.resolve("phases.csv");
             PhaseCsv.write(phases, runs);
             files.add(phases);
-            Map<Integer, List<RunData>> byRep = new LinkedHashMap<>();
-            runs.forEach(r -> byRep.computeIfAbsent(r.repetition(), k -> new ArrayList<>()).add(r));
-            for (Map.Entry<Integer, List<RunData>> rep : byRep.entrySet()) {
-                String title =
-                        scenario + (byRep.size() > 1 ? " (repetition " + rep.getKey() + ")" : "");
-                LatencyPlot latency =
-                        new LatencyPlot("End-to-end latency: " + title)
-                                .showP99(true)
-                                .timeAxisTitle(MEASURED_TIME_AXIS);
-                ResourcePlot resources = new ResourcePlot(title).timeAxisTitle(MEASURED_TIME_AXIS);
-                for (RunData run : rep.getValue()) {
-                    MeasuredWindow window = MeasuredWindow.of(run);
-                    latency.addSut(run.sut(), window.latency(run.latency()));
-                    resources.addSut(run.sut(), window.resources(run.resources()));
-                }
-                markers(rep.getValue())
-                        .forEach(
-                                (label, second) -> {
-                                    latency.addMarker(label, second);
-                                    resources.addMarker(label, second);
-                                });
-                Path latencyPng = dir.resolve("latency-rep" + rep.getKey() + ".png");
-                latency.writePng(latencyPng);
-                files.add(latencyPng);
-                Path resourcesPng = dir.resolve("resources-rep" + rep.getKey() + ".png");
-                resources.writePng(resourcesPng);
-                files.add(resourcesPng);
-            }
+            files.addAll(ScenarioFigures.write(dir, scenario, runs));
             SummaryTable table = SummaryTable.of(runs);
             Path markdown = dir.resolve("summary.md");
             table.writeMarkdown(markdown);
@@ -304,28 +271,6 @@ public final class ScenarioRunner {
             table.writeCsv(csv);
             files.add(csv);
             return files;
-        }
-
-        /**
-         * The reconfiguration markers of the runs in a plot, in seconds of their measured windows:
-         * one per label and second, named after the system when the systems reconfigured at
-         * different seconds.
-         */
-        private static Map<String, Double> markers(List<RunData> runs) {
-            Map<String, Double> markers = new LinkedHashMap<>();
-            for (RunData run : runs) {
-                MeasuredWindow window = MeasuredWindow.of(run);
-                for (TimeMark mark : run.reconfigurations()) {
-                    double second = window.second(mark, run.startMillis());
-                    Double existing = markers.get(mark.label());
-                    if (existing == null) {
-                        markers.put(mark.label(), second);
-                    } else if (Math.abs(existing - second) >= 1) {
-                        markers.put(mark.label() + " (" + run.sut() + ")", second);
-                    }
-                }
-            }
-            return markers;
         }
     }
 }

@@ -19,6 +19,7 @@ import io.rhino.benchmarks.harness.LatencyProbe;
 import io.rhino.benchmarks.harness.ThroughputProbe;
 import io.rhino.benchmarks.nexmark.generator.EventKind;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaSources;
+import io.rhino.benchmarks.nexmark.kafka.NexmarkTopics;
 import io.rhino.benchmarks.nexmark.model.Auction;
 import io.rhino.benchmarks.nexmark.model.Bid;
 import io.rhino.benchmarks.nexmark.model.NexmarkCodec;
@@ -88,12 +89,23 @@ final class QueryJobs {
             Keying keying,
             KafkaFeed feed,
             String runId) {
+        return build(env, workload, keying, feed.bootstrapServers(), feed.topics(), runId);
+    }
+
+    /** The job reading the topics of the broker at {@code bootstrapServers}. */
+    static JobGraph build(
+            StreamExecutionEnvironment env,
+            NexmarkWorkload workload,
+            Keying keying,
+            String bootstrapServers,
+            NexmarkTopics topics,
+            String runId) {
         NexmarkStreams in =
                 NexmarkKafkaSources.streams(
                         env,
                         new NexmarkKafkaSources.Settings(
-                                feed.bootstrapServers(),
-                                feed.topics(),
+                                bootstrapServers,
+                                topics,
                                 "nexmark-" + runId,
                                 false,
                                 1,

@@ -15,8 +15,11 @@
 package io.rhino.benchmarks.scenarios;
 
 import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
@@ -92,22 +95,37 @@ final class TaskManagerPlacement {
     private static AccessExecutionJobVertex vertex(
             MiniCluster cluster, JobID jobId, String operator) throws Exception {
         AccessExecutionGraph graph = cluster.getExecutionGraph(jobId).get(1, TimeUnit.MINUTES);
-        AccessExecutionJobVertex found = null;
-        for (AccessExecutionJobVertex vertex : graph.getAllVertices().values()) {
-            // the keyed operator's own task, e.g. "nbq8-join (Rhino gate) -> nbq8-join -> ...",
-            // not its router's ("nbq8-join (Rhino router)"), which is a task of its own when it
-            // follows a union rather than being chained to a source
-            String name = vertex.getName();
-            if (name.contains(operator)
-                    && !name.contains(operator + " (Rhino router)")
-                    && (found == null || name.startsWith(operator))) {
-                found = vertex;
-            }
+        List<String> names = new ArrayList<>();
+        graph.getAllVertices().values().forEach(vertex -> names.add(vertex.getName()));
+        String name =
+                keyedTaskName(names, operator)
+                        .orElseThrow(
+                                () ->
+                                        new IllegalStateException(
+                                                "No task of job " + jobId + " runs " + operator));
+        return graph.getAllVertices().values().stream()
+                .filter(vertex -> vertex.getName().equals(name))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /**
+     * The name of the task that runs the keyed operator {@code operator} among a job's task names:
+     * the one its Rhino gate starts (e.g. "nbq8-join (Rhino gate) -> nbq8-join -> ..."), in a plain
+     * Flink job the one that starts with the operator. Not its router's task ("nbq8-join (Rhino
+     * router)"), nor the source tasks its tagging maps are chained to ("Source: fill-persons ->
+     * nbq8-join (Rhino tag first)").
+     */
+    static Optional<String> keyedTaskName(Collection<String> names, String operator) {
+        String gate = operator + " (Rhino gate)";
+        Optional<String> rhino = names.stream().filter(n -> n.startsWith(gate)).findFirst();
+        if (rhino.isPresent()) {
+            return rhino;
         }
-        if (found == null) {
-            throw new IllegalStateException("No task of job " + jobId + " runs " + operator);
-        }
-        return found;
+        return names.stream()
+                .filter(n -> n.startsWith(operator))
+                .filter(n -> !n.startsWith(operator + " (Rhino"))
+                .findFirst();
     }
 
     @SuppressWarnings("unchecked")

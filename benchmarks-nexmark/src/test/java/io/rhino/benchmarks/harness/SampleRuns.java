@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Map;
 
 /** Runs with known figures for the writer and plot tests, made with the real recorders. */
-final class SampleRuns {
+public final class SampleRuns {
 
-    static final long START = 1_700_000_000_000L;
+    public static final long START = 1_700_000_000_000L;
 
     private SampleRuns() {}
 
@@ -29,7 +29,7 @@ final class SampleRuns {
      * spike} ms in the second after the reconfiguration at {@code reconfigureAt}), 1000 records of
      * 100 bytes per second, and a resource sample per second.
      */
-    static RunData run(String sut, int seconds, long base, long spike, int reconfigureAt) {
+    public static RunData run(String sut, int seconds, long base, long spike, int reconfigureAt) {
         FakeClock clock = new FakeClock(START);
         LatencyRecorder latency = new LatencyRecorder(clock, START);
         ThroughputMeter throughput = new ThroughputMeter(clock, START);

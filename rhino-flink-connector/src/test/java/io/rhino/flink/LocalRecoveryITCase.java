@@ -29,6 +29,7 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
+import io.rhino.replication.testing.ChangingFileTree;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -182,6 +183,23 @@ class LocalRecoveryITCase {
         } finally {
             job.cancel().get(60, TimeUnit.SECONDS);
             ResultSink.take(runId);
+            awaitReplicasDeleted(replicas, job.getJobID().toString());
+        }
+    }
+
+    /**
+     * Waits until the TaskManagers deleted the job's replicas, which they do once the retention
+     * after its tasks ended is over: until then they still write and delete files under {@code
+     * replicas}, and JUnit's deletion of that directory would race with them.
+     */
+    private static void awaitReplicasDeleted(Path replicas, String jobId) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (ChangingFileTree.regularFiles(replicas).stream()
+                .anyMatch(file -> file.toString().contains(jobId))) {
+            assertThat(System.nanoTime())
+                    .as("replicas of the cancelled job deleted after their retention")
+                    .isLessThan(deadline);
+            Thread.sleep(200);
         }
     }
 

@@ -183,8 +183,9 @@ class LocalRecoveryITCase {
         } finally {
             job.cancel().get(60, TimeUnit.SECONDS);
             ResultSink.take(runId);
-            awaitReplicasDeleted(replicas, job.getJobID().toString());
         }
+        // after the finally block, so that a timeout here cannot hide the test's own failure
+        awaitReplicasDeleted(replicas, job.getJobID().toString());
     }
 
     /**

@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *       SummaryTable})
  * </ul>
  *
- * <p>The repetitions alternate which system goes first. A run that fails is logged, reported in
+ * <p>The repetitions alternate which system goes first. The outputs are written again after every
+ * run, so a stopped command keeps the runs it completed. A run that fails is logged, reported in
  * {@link Report#failures()} and left out of the outputs; the other runs go on.
  */
 public final class ScenarioRunner {
@@ -107,13 +108,16 @@ public final class ScenarioRunner {
         List<Path> files = new ArrayList<>();
         for (Scenario scenario : scenarios) {
             Path dir = outputDir.resolve(fileName(scenario.name()));
+            RunOutputs outputs = new RunOutputs(dir);
             List<RunData> runs = new ArrayList<>();
+            List<Path> scenarioFiles = List.of();
             for (int rep = 1; rep <= repetitions; rep++) {
                 for (int i = 0; i < suts.size(); i++) {
                     // Alternate the order so that no system always runs on a cold (or warm) JVM.
                     SystemUnderTest sut = suts.get((i + rep - 1) % suts.size());
+                    RunData run;
                     try {
-                        runs.add(runOnce(scenario, sut, rep, dir));
+                        run = runOnce(scenario, sut, rep, dir);
                     } catch (Exception e) {
                         LOG.error(
                                 "Run {} of {} on {} failed: {}",
@@ -123,10 +127,16 @@ public final class ScenarioRunner {
                                 e.toString(),
                                 e);
                         failures.add(new Failure(scenario.name(), sut.name(), rep, e));
+                        continue;
                     }
+                    runs.add(run);
+                    // Written after every run, not once at the end: a run with a state fill takes
+                    // an hour, and stopping a later one must not lose the earlier ones.
+                    scenarioFiles = outputs.write(scenario.name(), runs);
+                    LOG.info("Outputs of {} run(s) so far written to {}", runs.size(), dir);
                 }
             }
-            files.addAll(new RunOutputs(dir).write(scenario.name(), runs));
+            files.addAll(scenarioFiles);
             allRuns.addAll(runs);
         }
         out.println("Benchmark outputs:");

@@ -208,6 +208,59 @@ class ScenarioRunnerTest {
     }
 
     @Test
+    void theOutputsOfTheRunsDoneSoFarAreOnDiskWhileTheNextRunsGoOn() throws Exception {
+        List<List<String>> onDiskAtEachStart = new ArrayList<>();
+        Scenario recordingWhatIsOnDisk =
+                new Scenario() {
+                    @Override
+                    public String name() {
+                        return "long";
+                    }
+
+                    @Override
+                    public ScenarioResult run(SystemUnderTest sut, ScenarioContext context)
+                            throws Exception {
+                        Path dir = context.outputDir();
+                        onDiskAtEachStart.add(
+                                Files.exists(dir.resolve("timeseries.csv"))
+                                        ? RunCsv.read(dir).stream()
+                                                .map(r -> r.sut() + r.repetition())
+                                                .toList()
+                                        : List.of());
+                        sut.start(WORKLOAD, context);
+                        if (sut.name().equals("broken")) {
+                            throw new IllegalStateException("boom");
+                        }
+                        context.markPhase(ScenarioContext.STEADY);
+                        Thread.sleep(300);
+                        return new ScenarioResult("g", Map.of(), Map.of());
+                    }
+                };
+
+        ScenarioRunner.Report report =
+                new ScenarioRunner(out)
+                        .tickInterval(Duration.ofMillis(100))
+                        .printTo(
+                                new PrintStream(
+                                        new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+                        .run(
+                                List.of(recordingWhatIsOnDisk),
+                                List.of(
+                                        new FakeSut("first", 5, 5),
+                                        new FakeSut("broken", 5, 5),
+                                        new FakeSut("third", 5, 5)));
+
+        // A command stopped during a run keeps every run completed before it; a failed run
+        // writes nothing.
+        assertThat(onDiskAtEachStart)
+                .containsExactly(List.of(), List.of("first1"), List.of("first1"));
+        assertThat(RunCsv.read(out.resolve("long")))
+                .extracting(r -> r.sut() + r.repetition())
+                .containsExactly("first1", "third1");
+        assertThat(report.files()).contains(out.resolve("long").resolve("summary.csv"));
+    }
+
+    @Test
     void aFailingRunIsReportedAndTheOthersGoOn() throws Exception {
         FakeSut ok = new FakeSut("ok", 5, 5);
         Scenario failing =

@@ -128,6 +128,34 @@ class ScenarioRunnerTest {
         }
     }
 
+    /** What a scenario does before it starts the system. */
+    private interface BeforeStart {
+        void accept(ScenarioContext context) throws Exception;
+    }
+
+    /** Starts the system, fails for the one named "broken", and otherwise runs steady briefly. */
+    private static Scenario failingForBroken(String name, BeforeStart beforeStart) {
+        return new Scenario() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public ScenarioResult run(SystemUnderTest sut, ScenarioContext context)
+                    throws Exception {
+                beforeStart.accept(context);
+                sut.start(WORKLOAD, context);
+                if (sut.name().equals("broken")) {
+                    throw new IllegalStateException("boom");
+                }
+                context.markPhase(ScenarioContext.STEADY);
+                Thread.sleep(300);
+                return new ScenarioResult("g", Map.of(), Map.of());
+            }
+        };
+    }
+
     @Test
     void runsEveryScenarioOnEverySystemAndWritesTheOutputs() throws Exception {
         FakeSut fast = new FakeSut("fast", 5, 50);
@@ -211,31 +239,17 @@ class ScenarioRunnerTest {
     void theOutputsOfTheRunsDoneSoFarAreOnDiskWhileTheNextRunsGoOn() throws Exception {
         List<List<String>> onDiskAtEachStart = new ArrayList<>();
         Scenario recordingWhatIsOnDisk =
-                new Scenario() {
-                    @Override
-                    public String name() {
-                        return "long";
-                    }
-
-                    @Override
-                    public ScenarioResult run(SystemUnderTest sut, ScenarioContext context)
-                            throws Exception {
-                        Path dir = context.outputDir();
-                        onDiskAtEachStart.add(
-                                Files.exists(dir.resolve("timeseries.csv"))
-                                        ? RunCsv.read(dir).stream()
-                                                .map(r -> r.sut() + r.repetition())
-                                                .toList()
-                                        : List.of());
-                        sut.start(WORKLOAD, context);
-                        if (sut.name().equals("broken")) {
-                            throw new IllegalStateException("boom");
-                        }
-                        context.markPhase(ScenarioContext.STEADY);
-                        Thread.sleep(300);
-                        return new ScenarioResult("g", Map.of(), Map.of());
-                    }
-                };
+                failingForBroken(
+                        "long",
+                        context -> {
+                            Path dir = context.outputDir();
+                            onDiskAtEachStart.add(
+                                    Files.exists(dir.resolve("timeseries.csv"))
+                                            ? RunCsv.read(dir).stream()
+                                                    .map(r -> r.sut() + r.repetition())
+                                                    .toList()
+                                            : List.of());
+                        });
 
         ScenarioRunner.Report report =
                 new ScenarioRunner(out)
@@ -263,24 +277,7 @@ class ScenarioRunnerTest {
     @Test
     void aFailingRunIsReportedAndTheOthersGoOn() throws Exception {
         FakeSut ok = new FakeSut("ok", 5, 5);
-        Scenario failing =
-                new Scenario() {
-                    @Override
-                    public String name() {
-                        return "failing";
-                    }
-
-                    @Override
-                    public ScenarioResult run(SystemUnderTest sut, ScenarioContext context)
-                            throws Exception {
-                        sut.start(WORKLOAD, context);
-                        if (sut.name().equals("broken")) {
-                            throw new IllegalStateException("boom");
-                        }
-                        Thread.sleep(200);
-                        return new ScenarioResult("g", Map.of(), Map.of());
-                    }
-                };
+        Scenario failing = failingForBroken("failing", context -> {});
         FakeSut broken = new FakeSut("broken", 5, 5);
 
         ScenarioRunner.Report report =

@@ -156,6 +156,14 @@ class ScenarioRunnerTest {
         };
     }
 
+    /** A runner with fast ticks that prints nothing. */
+    private ScenarioRunner quietRunner() {
+        return new ScenarioRunner(out)
+                .tickInterval(Duration.ofMillis(100))
+                .printTo(
+                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+    }
+
     @Test
     void runsEveryScenarioOnEverySystemAndWritesTheOutputs() throws Exception {
         FakeSut fast = new FakeSut("fast", 5, 50);
@@ -252,11 +260,7 @@ class ScenarioRunnerTest {
                         });
 
         ScenarioRunner.Report report =
-                new ScenarioRunner(out)
-                        .tickInterval(Duration.ofMillis(100))
-                        .printTo(
-                                new PrintStream(
-                                        new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+                quietRunner()
                         .run(
                                 List.of(recordingWhatIsOnDisk),
                                 List.of(
@@ -280,13 +284,7 @@ class ScenarioRunnerTest {
         Scenario failing = failingForBroken("failing", context -> {});
         FakeSut broken = new FakeSut("broken", 5, 5);
 
-        ScenarioRunner.Report report =
-                new ScenarioRunner(out)
-                        .tickInterval(Duration.ofMillis(100))
-                        .printTo(
-                                new PrintStream(
-                                        new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
-                        .run(List.of(failing), List.of(ok, broken));
+        ScenarioRunner.Report report = quietRunner().run(List.of(failing), List.of(ok, broken));
 
         assertThat(report.runs()).extracting(RunData::sut).containsExactly("ok");
         assertThat(report.failures())

@@ -34,13 +34,9 @@ import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
-import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,7 +46,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -280,7 +275,7 @@ public final class HandoverBenchmark {
                     RhinoHandovers.awaitReady(jobId, OPERATOR, Duration.ofMinutes(1));
             long fillMillis = awaitFill(probe, size / settings.valueBytes(), "rhino");
             long checkpointMillis = checkpoint(cluster, jobId);
-            long stateBytes = directorySize(dir.resolve("checkpoints"));
+            long stateBytes = DiskUsage.directorySize(dir.resolve("checkpoints"));
 
             probe.enterPhase("steady");
             Thread.sleep(settings.steady().toMillis());
@@ -385,7 +380,7 @@ public final class HandoverBenchmark {
             cluster.awaitRunning(jobId, Duration.ofMinutes(1));
             fillMillis = awaitFill(probe, size / settings.valueBytes(), "flink");
             checkpoint(cluster, jobId);
-            stateBytes = directorySize(dir.resolve("checkpoints"));
+            stateBytes = DiskUsage.directorySize(dir.resolve("checkpoints"));
             Thread.sleep(settings.steady().toMillis());
             stopStart = System.currentTimeMillis();
             savepoint =
@@ -565,29 +560,6 @@ public final class HandoverBenchmark {
         BitSet bits = new BitSet();
         Arrays.stream(values).forEach(bits::set);
         return bits;
-    }
-
-    /** Bytes of the files under {@code dir}; files deleted meanwhile (subsumed) are skipped. */
-    private static long directorySize(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return 0;
-        }
-        AtomicLong bytes = new AtomicLong();
-        Files.walkFileTree(
-                dir,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                        bytes.addAndGet(attributes.size());
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException e) {
-                        return FileVisitResult.CONTINUE;
-                    }
-                });
-        return bytes.get();
     }
 
     /** The key of a load event. */

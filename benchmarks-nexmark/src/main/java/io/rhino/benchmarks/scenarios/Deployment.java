@@ -66,7 +66,7 @@ final class Deployment implements AutoCloseable {
             NexmarkWorkload workload,
             RateSchedule initialRate)
             throws Exception {
-        Path workDir = Files.createTempDirectory("rhino-scenario-" + sut + "-");
+        Path workDir = Files.createTempDirectory(ScenarioDiskSpace.WORK_DIR_PREFIX + sut + "-");
         Configuration config = new Configuration(clusterOptions);
         config.set(
                 TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE,

@@ -141,6 +141,9 @@ public final class NexmarkScenarios {
                         TimeUtils.parseDuration(args.get("checkpoint-interval")),
                         shape.managedMemory())
                 .ifPresent(LOG::warn);
+        ScenarioDiskSpace.require(
+                Paths.get(System.getProperty("java.io.tmpdir")),
+                MemorySize.parse(args.get("state-size")).getBytes());
         List<SystemUnderTest> suts = new ArrayList<>();
         for (String sut : list(args.get("suts"))) {
             suts.add(sut(sut, shape, args.getLong("seed")));

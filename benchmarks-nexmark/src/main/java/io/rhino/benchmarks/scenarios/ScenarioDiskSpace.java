@@ -22,14 +22,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
  * Refuses a state fill the disk cannot hold, before an hour of filling finds out. A run keeps its
  * state twice on one disk, in the RocksDB instances and in the checkpoint storage, and compaction
- * needs room besides: at 20 GB of NBQ8 state a run's directory peaked at 2.2-2.3 times the
- * checkpointed state. A run stopped by a kill leaves its directory behind; the advice names those.
+ * needs room besides: at 20 GB of NBQ8 state a run's directory peaked at 2.2-2.4 times the
+ * checkpointed state. A replicated system keeps one more copy per replica; no scenario fills those
+ * to tens of GB. A run stopped by a kill leaves its directory behind; the advice names those.
  */
 final class ScenarioDiskSpace {
 
@@ -51,18 +51,17 @@ final class ScenarioDiskSpace {
     /** Throws with advice if {@code dir}'s disk cannot hold a run that fills {@code stateBytes}. */
     static void require(Path dir, long stateBytes) throws IOException {
         long usable = Files.getFileStore(dir).getUsableSpace();
-        if (stateBytes > 0 && usable < needed(stateBytes)) {
-            throw new IllegalArgumentException(
-                    shortfall(dir, stateBytes, usable, leftovers(dir)).orElseThrow());
+        if (!fits(stateBytes, usable)) {
+            throw new IllegalArgumentException(advice(dir, stateBytes, usable, leftovers(dir)));
         }
     }
 
-    /** The advice when {@code usableBytes} cannot hold the run; empty when they can. */
-    static Optional<String> shortfall(
-            Path dir, long stateBytes, long usableBytes, Map<Path, Long> leftovers) {
-        if (usableBytes >= needed(stateBytes)) {
-            return Optional.empty();
-        }
+    static boolean fits(long stateBytes, long usableBytes) {
+        return stateBytes == 0 || usableBytes >= needed(stateBytes);
+    }
+
+    /** What a run that does not fit needs, what is free, and what takes the space. */
+    static String advice(Path dir, long stateBytes, long usableBytes, Map<Path, Long> leftovers) {
         StringBuilder advice =
                 new StringBuilder(
                         String.format(
@@ -88,7 +87,7 @@ final class ScenarioDiskSpace {
             advice.append('.');
         }
         advice.append(" Or run with -Djava.io.tmpdir on a larger disk, or a smaller --state-size.");
-        return Optional.of(advice.toString());
+        return advice.toString();
     }
 
     /** Run work directories in {@code dir}, with their sizes. */

@@ -31,28 +31,28 @@ class ScenarioDiskSpaceTest {
     private static final long GB = 1L << 30;
 
     @Test
-    void aFillThatFitsGetsNoAdvice() {
+    void aFillFitsWithThreeTimesItsStatePlusOneGbFree() {
         long twentyGb = MemorySize.parse("20g").getBytes();
-        assertThat(ScenarioDiskSpace.shortfall(Path.of("/tmp"), twentyGb, 79 * GB, Map.of()))
-                .isEmpty();
+        assertThat(ScenarioDiskSpace.fits(twentyGb, 79 * GB)).isTrue();
+        assertThat(ScenarioDiskSpace.fits(twentyGb, 61 * GB)).isTrue();
+        assertThat(ScenarioDiskSpace.fits(twentyGb, 61 * GB - 1)).isFalse();
+        assertThat(ScenarioDiskSpace.fits(twentyGb, 36 * GB)).isFalse();
+        assertThat(ScenarioDiskSpace.fits(0, 0)).isTrue();
     }
 
     @Test
-    void aFillThatDoesNotFitSaysWhatItNeedsAndWhatTakesTheSpace() {
+    void theAdviceSaysWhatTheFillNeedsAndWhatTakesTheSpace() {
         long twentyGb = MemorySize.parse("20g").getBytes();
         Path leftover = Path.of("/tmp/rhino-scenario-flink-42");
         assertThat(
-                        ScenarioDiskSpace.shortfall(
+                        ScenarioDiskSpace.advice(
                                 Path.of("/tmp"), twentyGb, 36 * GB, Map.of(leftover, 44 * GB)))
-                .hasValueSatisfying(
-                        advice ->
-                                assertThat(advice)
-                                        .contains(
-                                                "20.0 GB state fill",
-                                                "(61.0 GB)",
-                                                "but 36.0 GB is free",
-                                                "/tmp/rhino-scenario-flink-42 (44.0 GB)",
-                                                "--state-size"));
+                .contains(
+                        "20.0 GB state fill",
+                        "(61.0 GB)",
+                        "but 36.0 GB is free",
+                        "/tmp/rhino-scenario-flink-42 (44.0 GB)",
+                        "--state-size");
     }
 
     @Test

@@ -15,6 +15,7 @@
 package io.rhino.benchmarks;
 
 import io.rhino.benchmarks.handover.HandoverReport;
+import io.rhino.benchmarks.handover.HandoverReport.CheckpointCost;
 import io.rhino.benchmarks.handover.HandoverReport.FlinkRescale;
 import io.rhino.benchmarks.handover.HandoverReport.LatencySummary;
 import io.rhino.benchmarks.handover.HandoverReport.RhinoHandover;
@@ -59,6 +60,7 @@ import org.apache.flink.core.execution.RecoveryClaimMode;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
@@ -315,6 +317,7 @@ public final class HandoverBenchmark {
                                 + result.failureCause().orElse("?"));
             }
             Thread.sleep(settings.after().toMillis());
+            CheckpointCost checkpointAfter = checkpointCost(cluster, jobId);
             return new RhinoHandover(
                     size,
                     stateBytes,
@@ -328,7 +331,8 @@ public final class HandoverBenchmark {
                     LatencySummary.of(probe.takeLatencies("steady", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("after", RunProbe.Group.STAYING)),
-                    LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.MOVING)));
+                    LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.MOVING)),
+                    checkpointAfter);
         } finally {
             cancel(cluster, jobId);
             RunProbe.remove(runId);
@@ -531,6 +535,20 @@ public final class HandoverBenchmark {
                 start = System.currentTimeMillis();
             }
         }
+    }
+
+    /** Takes a checkpoint; how long it took and what it uploaded, from Flink's statistics. */
+    private static CheckpointCost checkpointCost(EmbeddedCluster cluster, JobID jobId)
+            throws Exception {
+        long millis = checkpoint(cluster, jobId);
+        CompletedCheckpointStats latest =
+                cluster.miniCluster()
+                        .getExecutionGraph(jobId)
+                        .get()
+                        .getCheckpointStatsSnapshot()
+                        .getHistory()
+                        .getLatestCompletedCheckpoint();
+        return new CheckpointCost(millis, latest == null ? -1 : latest.getCheckpointedSize());
     }
 
     private static Map<Integer, Long> awaitAllProcessing(String runId, int subtasks)

@@ -54,6 +54,11 @@ class HandoverBenchmarkTest {
         assertThat(rhino.checkpointBytes()).as("filled state on disk").isGreaterThan(4L << 20);
         assertThat(rhino.steady().count()).as("probes before the move").isPositive();
         assertThat(rhino.after().count()).as("probes after the move").isPositive();
+        // all the filled state moved; a checkpoint before the move holds it already
+        assertThat(rhino.checkpointAfter().uploadedBytes())
+                .as("the first checkpoint after the move uploads only what is new")
+                .isPositive()
+                .isLessThan(rhino.checkpointBytes() / 2);
 
         assertThat(report.flink()).hasSize(1);
         FlinkRescale flink = report.flink().get(0);

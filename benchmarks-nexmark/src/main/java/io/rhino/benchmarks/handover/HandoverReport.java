@@ -66,7 +66,15 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
             LatencySummary steady,
             LatencySummary during,
             LatencySummary after,
-            LatencySummary movedDuring) {}
+            LatencySummary movedDuring,
+            CheckpointCost checkpointAfter) {}
+
+    /**
+     * The first checkpoint after the handover: how long it took and what it uploaded (Flink's
+     * checkpointed size, the incremental part). The moved vnodes' files that an earlier checkpoint
+     * holds need not be uploaded again.
+     */
+    public record CheckpointCost(long millis, long uploadedBytes) {}
 
     /**
      * Flink moving the same state: stop with a native savepoint, restart at another parallelism.
@@ -121,6 +129,11 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                     h.after());
             out.printf(
                     Locale.ROOT, "       latency of moved vnodes' records: %s%n", h.movedDuring());
+            out.printf(
+                    Locale.ROOT,
+                    "       first checkpoint after the handover: %d ms, %s uploaded%n",
+                    h.checkpointAfter().millis(),
+                    bytes(h.checkpointAfter().uploadedBytes()));
         }
         for (FlinkRescale f : flink) {
             out.printf(
@@ -159,7 +172,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                     .collect(Collectors.joining(","))
                             + ",copied_bytes,export_ms,network_bytes,savepoint_ms,restore_ms,"
                             + "steady_p99_ms,during_p99_ms,during_max_ms,after_p99_ms,"
-                            + "moved_max_ms");
+                            + "moved_max_ms,checkpoint_after_ms,checkpoint_after_uploaded_bytes");
             for (RhinoHandover h : rhino) {
                 writer.println(
                         String.join(
@@ -185,7 +198,9 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                 String.valueOf(h.during().p99()),
                                 String.valueOf(h.during().max()),
                                 String.valueOf(h.after().p99()),
-                                String.valueOf(h.movedDuring().max())));
+                                String.valueOf(h.movedDuring().max()),
+                                String.valueOf(h.checkpointAfter().millis()),
+                                String.valueOf(h.checkpointAfter().uploadedBytes())));
             }
             for (FlinkRescale f : flink) {
                 writer.println(
@@ -199,7 +214,7 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                 ",,",
                                 String.valueOf(f.savepointMillis()),
                                 String.valueOf(f.restoreMillis()),
-                                ",,,,"));
+                                ",,,,,,"));
             }
         }
     }

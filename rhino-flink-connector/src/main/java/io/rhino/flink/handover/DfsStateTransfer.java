@@ -15,6 +15,7 @@
 package io.rhino.flink.handover;
 
 import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.state.UploadedFiles;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.IOException;
@@ -60,7 +61,11 @@ public final class DfsStateTransfer implements StateTransfer {
     }
 
     /** Where the export lies on the distributed filesystem, and what the target needs. */
-    record DfsShipment(String directory, List<String> dbFiles, KeyGroupRange keyGroupRange)
+    record DfsShipment(
+            String directory,
+            List<String> dbFiles,
+            KeyGroupRange keyGroupRange,
+            UploadedFiles uploaded)
             implements Serializable {}
 
     @Override
@@ -111,7 +116,11 @@ public final class DfsStateTransfer implements StateTransfer {
                 remote,
                 (System.nanoTime() - started) / 1_000_000);
         return new Shipment(
-                new DfsShipment(remote.toString(), dbFiles, export.handle().getKeyGroupRange()),
+                new DfsShipment(
+                        remote.toString(),
+                        dbFiles,
+                        export.handle().getKeyGroupRange(),
+                        export.uploaded()),
                 export.copiedBytes(),
                 sent);
     }
@@ -143,9 +152,10 @@ public final class DfsStateTransfer implements StateTransfer {
             }
             Path metadata = local.resolve(METADATA);
             download(new org.apache.flink.core.fs.Path(remote, METADATA), metadata);
-            target.installVnode(
+            target.installMovedVnode(
                     vnode,
-                    List.of(VnodeExport.localHandle(db, metadata, shipment.keyGroupRange())));
+                    VnodeExport.localHandle(
+                            db, metadata, shipment.keyGroupRange(), shipment.uploaded()));
         } catch (Exception e) {
             FileUtils.deleteDirectoryQuietly(local.toFile());
             throw e;

@@ -19,7 +19,6 @@ import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.File;
 import java.io.Serializable;
-import java.util.List;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.util.FileUtils;
 
@@ -68,7 +67,7 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
                             + payload
                             + " (expected a local export)");
         }
-        target.installVnode(vnode, List.of(shipment.handle()));
+        target.installMovedVnode(vnode, shipment.handle());
         // the installed vnode holds its own hard links now
         return () -> FileUtils.deleteDirectory(new File(shipment.directory()));
     }

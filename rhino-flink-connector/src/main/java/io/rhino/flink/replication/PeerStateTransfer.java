@@ -17,6 +17,7 @@ package io.rhino.flink.replication;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.handover.StateTransfer;
 import io.rhino.flink.state.FileLinks;
+import io.rhino.flink.state.UploadedFiles;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.replication.PeerAddress;
@@ -72,13 +73,16 @@ public final class PeerStateTransfer implements StateTransfer {
      * @param metadata the store path of Flink's metadata file of the export
      * @param shipped the store directory of the files sent for this handover, deleted once
      *     installed
+     * @param keyGroupRange the vnode's key groups
+     * @param uploaded the files a completed checkpoint already holds
      */
     record PeerShipment(
             Map<String, String> files,
             Map<String, Long> sizes,
             String metadata,
             String shipped,
-            KeyGroupRange keyGroupRange)
+            KeyGroupRange keyGroupRange,
+            UploadedFiles uploaded)
             implements Serializable {}
 
     /**
@@ -163,7 +167,12 @@ public final class PeerStateTransfer implements StateTransfer {
                     files.size() + 1 - toSend.size());
             return new Shipment(
                     new PeerShipment(
-                            files, sizes, metadata, shipped, export.handle().getKeyGroupRange()),
+                            files,
+                            sizes,
+                            metadata,
+                            shipped,
+                            export.handle().getKeyGroupRange(),
+                            export.uploaded()),
                     export.copiedBytes(),
                     sentBytes);
         } finally {
@@ -201,9 +210,10 @@ public final class PeerStateTransfer implements StateTransfer {
             }
             Path metadata = assembled.resolve("metadata");
             place(shipment.metadata(), null, metadata);
-            target.installVnode(
+            target.installMovedVnode(
                     vnode,
-                    List.of(VnodeExport.localHandle(db, metadata, shipment.keyGroupRange())));
+                    VnodeExport.localHandle(
+                            db, metadata, shipment.keyGroupRange(), shipment.uploaded()));
         } catch (Exception e) {
             FileUtils.deleteDirectoryQuietly(assembled.toFile());
             throw e;

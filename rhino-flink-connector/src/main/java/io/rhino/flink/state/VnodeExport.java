@@ -17,7 +17,6 @@ package io.rhino.flink.state;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.UUID;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -48,20 +47,28 @@ public record VnodeExport(
         return Path.of(((FileStateHandle) handle.getMetaDataStateHandle()).getFilePath().toUri());
     }
 
+    /** The files of the export a completed checkpoint already holds. */
+    public UploadedFiles uploaded() {
+        return UploadedFiles.of(handle);
+    }
+
     /**
      * The handle a vnode backend installs from: RocksDB files in {@code db}, Flink's metadata in
-     * {@code metadata}, both local.
+     * {@code metadata}, both local. The uploaded files become the installed RocksDB backend's
+     * incremental checkpoint history, as when Flink restores a backend from its own checkpoint: its
+     * next checkpoint refers to them (see {@link VnodeKeyedStateBackend#installMovedVnode}).
      */
     public static IncrementalLocalKeyedStateHandle localHandle(
-            Path db, Path metadata, KeyGroupRange keyGroupRange) throws IOException {
+            Path db, Path metadata, KeyGroupRange keyGroupRange, UploadedFiles uploaded)
+            throws IOException {
         return new IncrementalLocalKeyedStateHandle(
                 UUID.randomUUID(),
-                0L,
+                uploaded.checkpointId(),
                 DirectoryStateHandle.forPathWithSize(db),
                 keyGroupRange,
                 new FileStateHandle(
                         new org.apache.flink.core.fs.Path(metadata.toUri()), Files.size(metadata)),
-                List.of());
+                uploaded.files());
     }
 
     /** Deletes the export directory; installed vnodes keep their own hard links. */

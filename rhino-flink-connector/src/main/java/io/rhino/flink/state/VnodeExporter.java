@@ -36,8 +36,10 @@ import org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator;
  *
  * <p>The instance first flushes what Flink still buffers for it (its write batch), so the
  * checkpoint holds every write the vnode received; both steps run in the task thread, so no record
- * comes in between. Before, an incremental snapshot uploaded (copied) every SST file the instance
- * had written since the last completed checkpoint: 1 GB at 5 GB of state after compaction.
+ * comes in between. The handle also lists the exported SST files a completed checkpoint already
+ * holds ({@link UploadedFiles}), so that the new owner's next checkpoint does not upload them
+ * again. Before, an incremental snapshot uploaded (copied) every SST file the instance had written
+ * since the last completed checkpoint: 1 GB at 5 GB of state after compaction.
  */
 final class VnodeExporter {
 
@@ -50,7 +52,8 @@ final class VnodeExporter {
             CheckpointableKeyedStateBackend<?> vnodeBackend,
             int vnode,
             KeyGroupRange keyGroupRange,
-            Path directory)
+            Path directory,
+            UploadedFiles uploaded)
             throws Exception {
         if (Files.exists(directory)) {
             throw new IOException(
@@ -69,7 +72,7 @@ final class VnodeExporter {
             described.release();
         }
         IncrementalLocalKeyedStateHandle handle =
-                VnodeExport.localHandle(db, metadata, keyGroupRange);
+                VnodeExport.localHandle(db, metadata, keyGroupRange, uploaded.presentIn(db));
         return new VnodeExport(vnode, directory, handle, copiedBytes(db));
     }
 

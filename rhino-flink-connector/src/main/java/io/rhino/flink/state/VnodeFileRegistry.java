@@ -48,6 +48,8 @@ final class VnodeFileRegistry {
     private final TreeSet<Long> completed = new TreeSet<>();
     private final TreeSet<Long> savepoints = new TreeSet<>();
     private final Set<PhysicalStateHandleID> restored = new HashSet<>();
+    // files a moved vnode inherited, until the next checkpoint's snapshot claims them
+    private final Set<PhysicalStateHandleID> inherited = new HashSet<>();
 
     VnodeFileRegistry(int retainedCheckpoints) {
         if (retainedCheckpoints < 1) {
@@ -69,6 +71,32 @@ final class VnodeFileRegistry {
                     restored.add(file.getHandle().getStreamStateHandleID());
                 }
             }
+        }
+    }
+
+    /**
+     * Registers the files an installed vnode inherited from its previous owner's checkpoint (see
+     * {@link UploadedFiles}): its backend refers to them by placeholders. They are kept at least
+     * until the next checkpoint's snapshot, which includes the vnode, claims them; a checkpoint
+     * that completes before that one does not know them.
+     */
+    synchronized void registerInherited(UploadedFiles files) {
+        for (HandleAndLocalPath file : files.files()) {
+            handleById.put(file.getHandle().getStreamStateHandleID(), file.getHandle());
+            inherited.add(file.getHandle().getStreamStateHandleID());
+        }
+    }
+
+    /**
+     * A checkpoint's synchronous snapshot ran: it includes every vnode installed so far, so the
+     * inherited files are from now on kept as long as that checkpoint may be retained.
+     */
+    synchronized void snapshotStarted(long checkpointId) {
+        if (!inherited.isEmpty()) {
+            filesBySnapshot
+                    .computeIfAbsent(checkpointId, id -> new ArrayList<>())
+                    .addAll(inherited);
+            inherited.clear();
         }
     }
 

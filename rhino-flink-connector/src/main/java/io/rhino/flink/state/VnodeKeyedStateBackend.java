@@ -37,6 +37,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.Keyed;
@@ -84,6 +85,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeFileRegistry files;
     private final VnodeSnapshotter<K> snapshotter;
     private final VnodeDisposal disposal = new VnodeDisposal();
+    private final VnodeUploadHistory uploads = new VnodeUploadHistory();
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
     private final java.io.File transferDirectory;
     private final PendingExports pendingExports = new PendingExports();
@@ -118,6 +120,7 @@ public final class VnodeKeyedStateBackend<K>
                 new VnodeSnapshotter<>(
                         backends,
                         files,
+                        uploads,
                         disposal,
                         subtaskKeyGroups,
                         subtaskIndex,
@@ -132,13 +135,29 @@ public final class VnodeKeyedStateBackend<K>
      * {@code IncrementalLocalKeyedStateHandle} is installed by hard-linking its SST files.
      */
     public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom) throws Exception {
+        install(vnode, restoreFrom, UploadedFiles.NONE);
+    }
+
+    /**
+     * Adds a vnode moved here from another subtask, installed from its export (see {@link
+     * VnodeExport#localHandle}). Its next checkpoint refers to the files the export lists as
+     * uploaded by a completed checkpoint instead of uploading them again.
+     */
+    public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
+            throws Exception {
+        install(vnode, List.of(export), UploadedFiles.of(export));
+    }
+
+    private void install(
+            int vnode, Collection<KeyedStateHandle> restoreFrom, UploadedFiles inherited)
+            throws Exception {
         layout.checkVnode(vnode);
         Preparing preparing = PREPARING.get();
         if (preparing != null && preparing.backend() == this) {
             // opened here, off the task thread; adopted later on it (see prepareInstalls)
             long start = System.nanoTime();
             CheckpointableKeyedStateBackend<K> instance = backendFactory.create(vnode, restoreFrom);
-            PreparedVnode prepared = new PreparedVnode(vnode, instance);
+            PreparedVnode prepared = new PreparedVnode(vnode, instance, inherited);
             preparing.prepared().add(prepared);
             long restored = System.nanoTime();
             prepared.prebound = states.prebind(instance);
@@ -151,7 +170,7 @@ public final class VnodeKeyedStateBackend<K>
             return;
         }
         requireNotOwned(vnode);
-        adopt(vnode, backendFactory.create(vnode, restoreFrom), Prebound.none());
+        adopt(vnode, backendFactory.create(vnode, restoreFrom), Prebound.none(), inherited);
     }
 
     private void requireNotOwned(int vnode) {
@@ -167,12 +186,15 @@ public final class VnodeKeyedStateBackend<K>
     public static final class PreparedVnode {
         private final int vnode;
         private final CheckpointableKeyedStateBackend<?> instance;
+        private final UploadedFiles inherited;
         // set by the thread that opens it, read by the task thread once the open completed
         private Prebound<?> prebound = Prebound.none();
 
-        private PreparedVnode(int vnode, CheckpointableKeyedStateBackend<?> instance) {
+        private PreparedVnode(
+                int vnode, CheckpointableKeyedStateBackend<?> instance, UploadedFiles inherited) {
             this.vnode = vnode;
             this.instance = instance;
+            this.inherited = inherited;
         }
 
         public int vnode() {
@@ -224,10 +246,15 @@ public final class VnodeKeyedStateBackend<K>
         adopt(
                 prepared.vnode(),
                 (CheckpointableKeyedStateBackend<K>) prepared.instance,
-                (Prebound<K>) prepared.prebound);
+                (Prebound<K>) prepared.prebound,
+                prepared.inherited);
     }
 
-    private void adopt(int vnode, CheckpointableKeyedStateBackend<K> backend, Prebound<K> prebound)
+    private void adopt(
+            int vnode,
+            CheckpointableKeyedStateBackend<K> backend,
+            Prebound<K> prebound,
+            UploadedFiles inherited)
             throws Exception {
         long bindStart = System.nanoTime();
         try {
@@ -239,6 +266,10 @@ public final class VnodeKeyedStateBackend<K>
             throw e;
         }
         backends.add(vnode, backend);
+        uploads.added(vnode, inherited);
+        if (!inherited.isEmpty()) {
+            files.registerInherited(inherited);
+        }
         LOG.debug(
                 "{} installed vnode {} (bound in {} us)",
                 operatorIdentifier,
@@ -253,6 +284,7 @@ public final class VnodeKeyedStateBackend<K>
     public void removeVnode(int vnode) {
         layout.checkVnode(vnode);
         replicaSeeds.remove(vnode);
+        uploads.removed(vnode);
         if (!backends.owns(vnode)) {
             throw new IllegalStateException(
                     operatorIdentifier + " does not own vnode " + vnode + "; cannot remove it");
@@ -275,7 +307,8 @@ public final class VnodeKeyedStateBackend<K>
     /**
      * Writes the vnode's current state to {@code directory} as a local snapshot that another
      * subtask on this machine installs with hard links: a RocksDB checkpoint of the instance (its
-     * SST files linked, not copied) and Flink's metadata for it.
+     * SST files linked, not copied) and Flink's metadata for it. The export lists the files a
+     * completed checkpoint already holds, for the new owner's checkpoints to refer to.
      */
     public VnodeExport exportVnode(int vnode, java.nio.file.Path directory) throws Exception {
         layout.checkVnode(vnode);
@@ -287,7 +320,11 @@ public final class VnodeKeyedStateBackend<K>
                 directory,
                 target ->
                         VnodeExporter.export(
-                                backends.get(vnode), vnode, keyGroupRange(vnode), target));
+                                backends.get(vnode),
+                                vnode,
+                                keyGroupRange(vnode),
+                                target,
+                                uploads.reusable(vnode)));
     }
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
@@ -610,6 +647,7 @@ public final class VnodeKeyedStateBackend<K>
             }
         }
         files.checkpointCompleted(checkpointId);
+        uploads.completed(checkpointId);
         snapshotter.checkpointCompleted(checkpointId);
     }
 
@@ -620,6 +658,7 @@ public final class VnodeKeyedStateBackend<K>
                 listener.notifyCheckpointAborted(checkpointId);
             }
         }
+        uploads.aborted(checkpointId);
     }
 
     // ------------------------------------------------------------------ lifecycle

@@ -55,6 +55,7 @@ final class VnodeSnapshotter<K> {
 
     private final VnodeBackends<K> backends;
     private final VnodeFileRegistry files;
+    private final VnodeUploadHistory uploads;
     private final VnodeDisposal disposal;
     private final KeyGroupRange subtaskKeyGroups;
     private final int subtaskIndex;
@@ -66,6 +67,7 @@ final class VnodeSnapshotter<K> {
     VnodeSnapshotter(
             VnodeBackends<K> backends,
             VnodeFileRegistry files,
+            VnodeUploadHistory uploads,
             VnodeDisposal disposal,
             KeyGroupRange subtaskKeyGroups,
             int subtaskIndex,
@@ -73,6 +75,7 @@ final class VnodeSnapshotter<K> {
             int numKeyGroups) {
         this.backends = backends;
         this.files = files;
+        this.uploads = uploads;
         this.disposal = disposal;
         this.subtaskKeyGroups = subtaskKeyGroups;
         this.subtaskIndex = subtaskIndex;
@@ -105,6 +108,8 @@ final class VnodeSnapshotter<K> {
                         == SnapshotType.SharingFilesStrategy.NO_SHARING;
         if (savepoint) {
             files.registerSavepoint(checkpointId);
+        } else {
+            files.snapshotStarted(checkpointId);
         }
         Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures =
                 new LinkedHashMap<>();
@@ -124,6 +129,9 @@ final class VnodeSnapshotter<K> {
                                         checkpointId, timestamp, streamFactory, checkpointOptions));
                 byVnode.put(vnode, backends.get(vnode));
             }
+            if (!savepoint) {
+                uploads.started(checkpointId, byVnode.keySet());
+            }
             VnodeReplication current = replication;
             if (current != null && !savepoint) {
                 capture = current.capture(checkpointId, byVnode);
@@ -131,6 +139,7 @@ final class VnodeSnapshotter<K> {
         } catch (Exception e) {
             cancelAndDiscard(futures);
             disposal.release(instances);
+            uploads.ended(checkpointId);
             throw e;
         }
         return new ManifestFuture(
@@ -222,6 +231,10 @@ final class VnodeSnapshotter<K> {
         }
         if (!savepoint) {
             files.registerSnapshot(checkpointId, handleByVnode.values());
+            handleByVnode.forEach(
+                    (vnode, resolved) ->
+                            uploads.finished(
+                                    checkpointId, vnode, reportedByVnode.get(vnode), resolved));
         }
         VnodeManifest manifest =
                 new VnodeManifest(
@@ -282,6 +295,7 @@ final class VnodeSnapshotter<K> {
      * vnode instances it reads until it ends, so a handover cannot dispose them under its upload.
      */
     private final class ManifestFuture extends FutureTask<SnapshotResult<KeyedStateHandle>> {
+        private final long checkpointId;
         private final Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures;
         private final List<CheckpointableKeyedStateBackend<K>> instances;
         private final VnodeReplication.Capture capture;
@@ -294,6 +308,7 @@ final class VnodeSnapshotter<K> {
                 CheckpointStreamFactory streamFactory,
                 VnodeReplication.Capture capture) {
             super(() -> completeSnapshot(checkpointId, savepoint, futures, streamFactory, capture));
+            this.checkpointId = checkpointId;
             this.futures = futures;
             this.instances = instances;
             this.capture = capture;
@@ -305,6 +320,7 @@ final class VnodeSnapshotter<K> {
                 capture.discard(); // idempotent; covers a snapshot cancelled before it ran
             }
             disposal.release(instances);
+            uploads.ended(checkpointId);
         }
 
         /**

@@ -271,10 +271,14 @@ public final class VnodeKeyedStateBackend<K>
             files.registerInherited(inherited);
         }
         LOG.debug(
-                "{} installed vnode {} (bound in {} us)",
+                "{} installed vnode {} (bound in {} us; {} files, {} bytes, of checkpoint {} need"
+                        + " no new upload)",
                 operatorIdentifier,
                 vnode,
-                (System.nanoTime() - bindStart) / 1000);
+                (System.nanoTime() - bindStart) / 1000,
+                inherited.files().size(),
+                inherited.bytes(),
+                inherited.checkpointId());
     }
 
     /**

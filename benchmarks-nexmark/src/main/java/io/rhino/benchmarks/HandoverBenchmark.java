@@ -64,6 +64,7 @@ import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -108,6 +109,8 @@ public final class HandoverBenchmark {
             boolean peers,
             int handoverThreads,
             Duration settle,
+            int timersPerRecord,
+            int timerCacheSize,
             Path out) {}
 
     private HandoverBenchmark() {}
@@ -171,6 +174,17 @@ public final class HandoverBenchmark {
                                 0,
                                 "pause between the checkpoint right before the move and the move"
                                         + " (0: move as soon as it completed)")
+                        .flag(
+                                "timers-per-record",
+                                0,
+                                "event-time timers each fill record registers (never firing), as"
+                                        + " NBQ8's window join registers one per record: moved"
+                                        + " vnodes then hold RocksDB timer queues")
+                        .flag(
+                                "timer-cache-size",
+                                0,
+                                "state.backend.rocksdb.timer-service.cache-size: timers each key"
+                                        + " group's queue caches (0: Flink's default, 128)")
                         .flag("out", "benchmarks-nexmark/target/handover.csv", "CSV file");
         if (!args.parse(argv)) {
             return new HandoverReport(List.of(), List.of());
@@ -205,6 +219,8 @@ public final class HandoverBenchmark {
                         replication.equals("peers"),
                         args.getInt("handover-threads", 1),
                         Duration.ofSeconds(args.getInt("settle-seconds", 0)),
+                        args.getInt("timers-per-record", 0),
+                        args.getInt("timer-cache-size", 0),
                         Paths.get(args.get("out")));
         HandoverReport report = measure(settings);
         report.print(System.out);
@@ -266,7 +282,7 @@ public final class HandoverBenchmark {
                                 .stateTransfer(new MeasuredStateTransfer(runId))
                                 .handoverTimeout(Duration.ofMinutes(10))
                                 .build())
-                .process(new StateHolder(runId, layout, moving))
+                .process(new StateHolder(runId, layout, moving, settings.timersPerRecord()))
                 .uid(OPERATOR)
                 .sinkTo(new DiscardingSink<>());
         JobID jobId = cluster.submit(EmbeddedCluster.jobGraph(env));
@@ -437,7 +453,7 @@ public final class HandoverBenchmark {
         SingleOutputStreamOperator<Void> state =
                 source(env, settings, layout, moving, size)
                         .keyBy(new EventKey())
-                        .process(new StateHolder(runId, layout, moving))
+                        .process(new StateHolder(runId, layout, moving, settings.timersPerRecord()))
                         .uid(OPERATOR)
                         .name(OPERATOR)
                         .setParallelism(parallelism)
@@ -450,6 +466,11 @@ public final class HandoverBenchmark {
             String backend, Path dir, Settings settings) {
         Configuration config = new Configuration();
         config.set(RocksDBConfigurableOptions.MAX_OPEN_FILES, settings.rocksdbFilesOpen());
+        if (settings.timerCacheSize() > 0) {
+            config.set(
+                    RocksDBOptions.ROCKSDB_TIMER_SERVICE_FACTORY_CACHE_SIZE,
+                    settings.timerCacheSize());
+        }
         config.set(StateBackendOptions.STATE_BACKEND, backend);
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         config.set(

@@ -32,20 +32,27 @@ import org.apache.flink.util.Collector;
 public final class StateHolder extends KeyedProcessFunction<Long, LoadEvent, Void> {
 
     private static final long serialVersionUID = 1L;
+    private static final long FAR_FUTURE = Long.MAX_VALUE / 2;
 
     private final String runId;
     private final VnodeLayout layout;
     private final BitSet movingVnodes;
+    private final int timersPerRecord;
 
     private transient ValueState<byte[]> values;
     private transient ValueState<Long> probeCounts;
     private transient RunProbe probe;
     private transient int subtask;
 
-    public StateHolder(String runId, VnodeLayout layout, BitSet movingVnodes) {
+    /**
+     * @param timersPerRecord event-time timers each fill record registers, far in the future (the
+     *     job has no watermarks, so they never fire)
+     */
+    public StateHolder(String runId, VnodeLayout layout, BitSet movingVnodes, int timersPerRecord) {
         this.runId = runId;
         this.layout = layout;
         this.movingVnodes = (BitSet) movingVnodes.clone();
+        this.timersPerRecord = timersPerRecord;
     }
 
     @Override
@@ -66,6 +73,11 @@ public final class StateHolder extends KeyedProcessFunction<Long, LoadEvent, Voi
     public void processElement(LoadEvent event, Context ctx, Collector<Void> out) throws Exception {
         if (!event.isProbe()) {
             values.update(event.payload);
+            for (int i = 0; i < timersPerRecord; i++) {
+                // a thousand distinct times, like windows' ends
+                ctx.timerService()
+                        .registerEventTimeTimer(FAR_FUTURE + (event.key + i) % 1000 * 1000);
+            }
             probe.recordFill(event.payload.length);
             return;
         }

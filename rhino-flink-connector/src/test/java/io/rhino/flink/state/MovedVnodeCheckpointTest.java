@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.RunnableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.apache.flink.api.common.state.ValueState;
@@ -31,9 +32,11 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.util.concurrent.FutureUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -127,6 +130,36 @@ class MovedVnodeCheckpointTest {
         assertThat(uploadedBytes(sharedFilesOf(originsSecond, MOVED))).isZero();
         VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(originsSecond));
         assertValues(restored, moved, List.of(), 1);
+    }
+
+    /**
+     * Checkpoint 2 started before checkpoint 1's completion was notified, so its base is older than
+     * 1 and it uploads 1's files again; once it completes, 1 and its files go. While it runs, and
+     * once it has uploaded them again, an export hands none of 1's files on.
+     */
+    @Test
+    void nothingIsHandedOnWhileACheckpointFromAnOlderBaseUploads() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        write(origin, keysOf(MOVED, 5_000), 1);
+        write(origin, keysOf(MOVED + 1, 5_000), 1);
+        FutureUtils.runIfNotDoneAndGet(harness.startCheckpoint(origin, 1, 1024));
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> second =
+                harness.startCheckpoint(origin, 2, 1024);
+        origin.notifyCheckpointComplete(1);
+
+        VnodeExport whileRunning = origin.exportVnode(MOVED, tmp.resolve("while-running"));
+        origin.removeVnode(MOVED);
+        FutureUtils.runIfNotDoneAndGet(second);
+        VnodeExport uploadedAgain = origin.exportVnode(MOVED + 1, tmp.resolve("uploaded-again"));
+        origin.notifyCheckpointComplete(2);
+        VnodeExport afterwards = origin.exportVnode(MOVED + 1, tmp.resolve("afterwards"));
+
+        assertThat(whileRunning.uploaded()).isEqualTo(UploadedFiles.NONE);
+        assertThat(uploadedAgain.uploaded())
+                .as("checkpoint 2 uploaded every file of checkpoint 1 again")
+                .isEqualTo(UploadedFiles.NONE);
+        assertThat(afterwards.uploaded().checkpointId()).isEqualTo(2);
+        assertThat(afterwards.uploaded().files()).isNotEmpty();
     }
 
     /** A savepoint shares no file with checkpoints, inherited ones included. */

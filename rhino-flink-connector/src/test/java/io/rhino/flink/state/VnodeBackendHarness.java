@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.RunnableFuture;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
@@ -36,6 +37,7 @@ import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.KeyedStateBackendParametersImpl;
 import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.ttl.TtlTimeProvider;
 import org.apache.flink.util.concurrent.FutureUtils;
@@ -132,6 +134,21 @@ public final class VnodeBackendHarness implements AutoCloseable {
     KeyedStateHandle checkpoint(
             VnodeKeyedStateBackend<Long> backend, long checkpointId, int inlineThreshold)
             throws Exception {
+        KeyedStateHandle handle =
+                FutureUtils.runIfNotDoneAndGet(
+                                startCheckpoint(backend, checkpointId, inlineThreshold))
+                        .getJobManagerOwnedSnapshot();
+        backend.notifyCheckpointComplete(checkpointId);
+        return handle;
+    }
+
+    /**
+     * Runs the synchronous part of a checkpoint; the returned future uploads it. Nothing is
+     * notified.
+     */
+    RunnableFuture<SnapshotResult<KeyedStateHandle>> startCheckpoint(
+            VnodeKeyedStateBackend<Long> backend, long checkpointId, int inlineThreshold)
+            throws Exception {
         java.nio.file.Path exclusive = checkpointDir.resolve("chk-" + checkpointId);
         java.nio.file.Path shared = checkpointDir.resolve("shared");
         Files.createDirectories(exclusive);
@@ -143,16 +160,11 @@ public final class VnodeBackendHarness implements AutoCloseable {
                         new Path(shared.toUri()),
                         inlineThreshold,
                         Math.max(4096, inlineThreshold));
-        KeyedStateHandle handle =
-                FutureUtils.runIfNotDoneAndGet(
-                                backend.snapshot(
-                                        checkpointId,
-                                        System.currentTimeMillis(),
-                                        streams,
-                                        CheckpointOptions.forCheckpointWithDefaultLocation()))
-                        .getJobManagerOwnedSnapshot();
-        backend.notifyCheckpointComplete(checkpointId);
-        return handle;
+        return backend.snapshot(
+                checkpointId,
+                System.currentTimeMillis(),
+                streams,
+                CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 
     /**

@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Collectors;
-import java.util.stream.LongStream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -57,6 +56,8 @@ class MovedVnodeCheckpointTest {
 
     @TempDir Path tmp;
     private VnodeBackendHarness harness;
+    private VnodeKeyedStateBackend<Long> origin;
+    private VnodeKeyedStateBackend<Long> target;
     // the JobManager's registry: deletes a file once no retained checkpoint uses it
     private final SharedStateRegistryImpl jobManager = new SharedStateRegistryImpl(Runnable::run);
 
@@ -73,18 +74,11 @@ class MovedVnodeCheckpointTest {
 
     @Test
     void theTargetsNextCheckpointRefersToTheFilesTheOriginUploaded() throws Exception {
-        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
-        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
-        List<Long> moved = keysOf(MOVED, 20_000);
+        List<Long> moved = checkpointedMovedKeys();
         List<Long> changed = moved.subList(0, 1_000);
-        write(origin, moved, 1);
-        complete(1, harness.checkpoint(origin, 1), harness.checkpoint(target, 1));
         write(origin, changed, 2); // after checkpoint 1: only in the live instance
 
-        VnodeExport export = origin.exportVnode(MOVED, tmp.resolve("export"));
-        target.installMovedVnode(MOVED, export.handle());
-        origin.removeVnode(MOVED);
-        export.delete();
+        VnodeExport export = harness.move(origin, target, MOVED, tmp.resolve("export"));
         IncrementalRemoteKeyedStateHandle targetsFirst =
                 complete(2, harness.checkpoint(origin, 2), harness.checkpoint(target, 2)).get(1);
 
@@ -109,20 +103,10 @@ class MovedVnodeCheckpointTest {
 
     @Test
     void aVnodeMovedOnBeforeItsNewOwnerCheckpointedHandsTheSameFilesOn() throws Exception {
-        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
-        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
-        List<Long> moved = keysOf(MOVED, 20_000);
-        write(origin, moved, 1);
-        complete(1, harness.checkpoint(origin, 1), harness.checkpoint(target, 1));
+        List<Long> moved = checkpointedMovedKeys();
 
-        VnodeExport there = origin.exportVnode(MOVED, tmp.resolve("there"));
-        target.installMovedVnode(MOVED, there.handle());
-        origin.removeVnode(MOVED);
-        there.delete();
-        VnodeExport back = target.exportVnode(MOVED, tmp.resolve("back"));
-        origin.installMovedVnode(MOVED, back.handle());
-        target.removeVnode(MOVED);
-        back.delete();
+        VnodeExport there = harness.move(origin, target, MOVED, tmp.resolve("there"));
+        VnodeExport back = harness.move(target, origin, MOVED, tmp.resolve("back"));
 
         assertThat(fileNames(back.uploaded())).isEqualTo(fileNames(there.uploaded()));
         IncrementalRemoteKeyedStateHandle originsSecond =
@@ -139,9 +123,9 @@ class MovedVnodeCheckpointTest {
      */
     @Test
     void nothingIsHandedOnWhileACheckpointFromAnOlderBaseUploads() throws Exception {
-        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
-        write(origin, keysOf(MOVED, 5_000), 1);
-        write(origin, keysOf(MOVED + 1, 5_000), 1);
+        origin = harness.create(0, List.of());
+        write(origin, harness.keysOf(MOVED, 5_000), 1);
+        write(origin, harness.keysOf(MOVED + 1, 5_000), 1);
         FutureUtils.runIfNotDoneAndGet(harness.startCheckpoint(origin, 1, 1024));
         RunnableFuture<SnapshotResult<KeyedStateHandle>> second =
                 harness.startCheckpoint(origin, 2, 1024);
@@ -165,15 +149,8 @@ class MovedVnodeCheckpointTest {
     /** A savepoint shares no file with checkpoints, inherited ones included. */
     @Test
     void aSavepointAfterTheHandoverHoldsAllOfTheMovedVnodesFiles() throws Exception {
-        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
-        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
-        List<Long> moved = keysOf(MOVED, 20_000);
-        write(origin, moved, 1);
-        complete(1, harness.checkpoint(origin, 1), harness.checkpoint(target, 1));
-        VnodeExport export = origin.exportVnode(MOVED, tmp.resolve("export"));
-        target.installMovedVnode(MOVED, export.handle());
-        origin.removeVnode(MOVED);
-        export.delete();
+        List<Long> moved = checkpointedMovedKeys();
+        VnodeExport export = harness.move(origin, target, MOVED, tmp.resolve("export"));
 
         Path savepointDirectory = tmp.resolve("savepoint");
         KeyedStateHandle savepoint = harness.savepoint(target, 2, savepointDirectory, false);
@@ -198,6 +175,18 @@ class MovedVnodeCheckpointTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Creates both subtasks, writes the moved vnode's keys at the origin, completes checkpoint 1.
+     */
+    private List<Long> checkpointedMovedKeys() throws Exception {
+        origin = harness.create(0, List.of());
+        target = harness.create(1, List.of());
+        List<Long> moved = harness.keysOf(MOVED, 20_000);
+        write(origin, moved, 1);
+        complete(1, harness.checkpoint(origin, 1), harness.checkpoint(target, 1));
+        return moved;
+    }
 
     /** The JobManager registers the checkpoint's handles and subsumes the older ones. */
     private List<IncrementalRemoteKeyedStateHandle> complete(
@@ -252,14 +241,6 @@ class MovedVnodeCheckpointTest {
         try (var files = Files.list(tmp.resolve("checkpoints").resolve("shared"))) {
             return files.map(file -> file.getFileName().toString()).collect(Collectors.toSet());
         }
-    }
-
-    private static List<Long> keysOf(int vnode, int count) {
-        return LongStream.iterate(0, k -> k + 1)
-                .filter(k -> SPEC.layout().vnodeOfKey(k) == vnode)
-                .limit(count)
-                .boxed()
-                .toList();
     }
 
     /** value = key * factor */

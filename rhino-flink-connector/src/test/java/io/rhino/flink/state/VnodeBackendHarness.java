@@ -115,6 +115,32 @@ public final class VnodeBackendHarness implements AutoCloseable {
         return backend;
     }
 
+    /** The first {@code count} keys, from 0 up, that the layout puts in {@code vnode}. */
+    public List<Long> keysOf(int vnode, int count) {
+        return java.util.stream.LongStream.iterate(0, k -> k + 1)
+                .filter(k -> spec.layout().vnodeOfKey(k) == vnode)
+                .limit(count)
+                .boxed()
+                .toList();
+    }
+
+    /**
+     * Moves a vnode as a handover on one machine does: exported into {@code directory}, installed
+     * at the target, removed at the origin, the export deleted.
+     */
+    VnodeExport move(
+            VnodeKeyedStateBackend<Long> origin,
+            VnodeKeyedStateBackend<Long> target,
+            int vnode,
+            java.nio.file.Path directory)
+            throws Exception {
+        VnodeExport export = origin.exportVnode(vnode, directory);
+        target.installMovedVnode(vnode, export.handle());
+        origin.removeVnode(vnode);
+        export.delete();
+        return export;
+    }
+
     /** Where the last backend created for {@code subtask} keeps its RocksDB instances. */
     public java.io.File workingDirectory(int subtask) {
         return workingDirectories.get(subtask);

@@ -25,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -78,14 +77,6 @@ class VnodeExportInstallTest {
         harness.close();
     }
 
-    private static List<Long> keysOf(int vnode, int count) {
-        return LongStream.iterate(0, k -> k + 1)
-                .filter(k -> SPEC.layout().vnodeOfKey(k) == vnode)
-                .limit(count)
-                .boxed()
-                .toList();
-    }
-
     @Test
     void movedVnodeKeepsEveryKeysStateAndTimers() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
@@ -93,8 +84,8 @@ class VnodeExportInstallTest {
         assertThat(origin.ownedVnodes()).containsExactly(0, 1, 2, 3);
         assertThat(target.ownedVnodes()).containsExactly(4, 5, 6, 7);
 
-        List<Long> moved = keysOf(MOVED, 300);
-        List<Long> staying = keysOf(STAYING, 100);
+        List<Long> moved = harness.keysOf(MOVED, 300);
+        List<Long> staying = harness.keysOf(STAYING, 100);
         writeState(origin, moved, 2);
         writeState(origin, staying, 2);
         harness.checkpoint(origin, 1);
@@ -139,13 +130,10 @@ class VnodeExportInstallTest {
     void checkpointOfTargetRestoresInstalledVnode() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
         VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
-        List<Long> moved = keysOf(MOVED, 200);
+        List<Long> moved = harness.keysOf(MOVED, 200);
         writeState(origin, moved, 5);
 
-        VnodeExport export = origin.exportVnode(MOVED, tmp.resolve("export"));
-        target.installVnode(MOVED, List.of(export.handle()));
-        origin.removeVnode(MOVED);
-        export.delete();
+        harness.move(origin, target, MOVED, tmp.resolve("export"));
 
         KeyedStateHandle first = harness.checkpoint(target, 7);
         List<Long> changed = moved.subList(0, 50);
@@ -173,7 +161,7 @@ class VnodeExportInstallTest {
     @Test
     void exportsNoTargetInstalledAreDeletedWithTheOrigin() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
-        writeState(origin, keysOf(MOVED, 200), 1);
+        writeState(origin, harness.keysOf(MOVED, 200), 1);
         harness.checkpoint(origin, 1);
         VnodeExport installed = origin.exportVnode(MOVED, tmp.resolve("installed"));
         VnodeExport abandoned = origin.exportVnode(STAYING, tmp.resolve("abandoned"));
@@ -188,7 +176,7 @@ class VnodeExportInstallTest {
     @Test
     void restoreAsAnotherSubtaskIsRefusedWithAClearMessage() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
-        writeState(origin, keysOf(0, 10), 1);
+        writeState(origin, harness.keysOf(0, 10), 1);
         KeyedStateHandle handle = harness.checkpoint(origin, 1);
 
         assertThatThrownBy(() -> harness.create(1, List.of(handle)))

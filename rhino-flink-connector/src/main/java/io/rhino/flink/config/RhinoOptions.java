@@ -70,7 +70,7 @@ public final class RhinoOptions {
                                     + "groups (see docs/benchmarks.md). A handover's target "
                                     + "also creates each moved vnode's timer queues by reading "
                                     + "every key group's first timers: with a timer per record "
-                                    + "and 2 GB moved, 0.4-1.4 s per vnode at the default "
+                                    + "and 2 GB moved, 0.2-1.4 s per vnode at the default "
                                     + "against 0.06-0.34 s at 4,096. It must be at least the "
                                     + "number of vnodes.");
 

@@ -50,6 +50,7 @@ import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.checkpoint.TaskStateStats;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
@@ -270,13 +271,9 @@ public final class CheckpointSyncBenchmark {
     }
 
     private static long latestCompleted(EmbeddedCluster cluster, JobID jobId) throws Exception {
-        AccessExecutionGraph graph = cluster.miniCluster().getExecutionGraph(jobId).get();
-        return graph.getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints() == 0
-                ? -1
-                : graph.getCheckpointStatsSnapshot()
-                        .getHistory()
-                        .getLatestCompletedCheckpoint()
-                        .getCheckpointId();
+        return cluster.latestCompletedCheckpoint(jobId)
+                .map(CompletedCheckpointStats::getCheckpointId)
+                .orElse(-1L);
     }
 
     private static List<Row> rows(

@@ -24,6 +24,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.JobID;
@@ -34,6 +35,8 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.OperatorIDPair;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobmaster.JobResult;
@@ -101,6 +104,21 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     public MiniCluster miniCluster() {
         return miniCluster;
+    }
+
+    /** Flink's checkpoint statistics of a job. */
+    public CheckpointStatsSnapshot checkpointStats(JobID jobId) throws Exception {
+        return miniCluster
+                .getExecutionGraph(jobId)
+                .get(1, TimeUnit.MINUTES)
+                .getCheckpointStatsSnapshot();
+    }
+
+    /** The statistics of a job's latest completed checkpoint; empty before the first. */
+    public Optional<CompletedCheckpointStats> latestCompletedCheckpoint(JobID jobId)
+            throws Exception {
+        return Optional.ofNullable(
+                checkpointStats(jobId).getHistory().getLatestCompletedCheckpoint());
     }
 
     /** The job graph of everything added to {@code env} (and clears {@code env}). */

@@ -562,14 +562,11 @@ public final class HandoverBenchmark {
     private static CheckpointCost checkpointCost(EmbeddedCluster cluster, JobID jobId)
             throws Exception {
         long millis = checkpoint(cluster, jobId);
-        CompletedCheckpointStats latest =
-                cluster.miniCluster()
-                        .getExecutionGraph(jobId)
-                        .get()
-                        .getCheckpointStatsSnapshot()
-                        .getHistory()
-                        .getLatestCompletedCheckpoint();
-        return new CheckpointCost(millis, latest == null ? -1 : latest.getCheckpointedSize());
+        long uploaded =
+                cluster.latestCompletedCheckpoint(jobId)
+                        .map(CompletedCheckpointStats::getCheckpointedSize)
+                        .orElse(-1L);
+        return new CheckpointCost(millis, uploaded);
     }
 
     private static Map<Integer, Long> awaitAllProcessing(String runId, int subtasks)

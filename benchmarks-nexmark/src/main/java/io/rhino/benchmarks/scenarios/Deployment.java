@@ -126,16 +126,16 @@ final class Deployment implements AutoCloseable {
 
     /** Full state size of the current job's latest completed checkpoint; 0 before the first. */
     long latestCheckpointStateSize() throws Exception {
-        CompletedCheckpointStats latest =
-                checkpointStats().getHistory().getLatestCompletedCheckpoint();
-        return latest == null ? 0 : latest.getStateSize();
+        return cluster.latestCompletedCheckpoint(jobId)
+                .map(CompletedCheckpointStats::getStateSize)
+                .orElse(0L);
     }
 
     /** When the latest completed checkpoint was triggered (epoch ms), or 0 if none completed. */
     long latestCheckpointTriggeredMillis() throws Exception {
-        CompletedCheckpointStats latest =
-                checkpointStats().getHistory().getLatestCompletedCheckpoint();
-        return latest == null ? 0 : latest.getTriggerTimestamp();
+        return cluster.latestCompletedCheckpoint(jobId)
+                .map(CompletedCheckpointStats::getTriggerTimestamp)
+                .orElse(0L);
     }
 
     /** Whether every source whose name starts with {@code prefix} has finished. */
@@ -161,10 +161,7 @@ final class Deployment implements AutoCloseable {
     }
 
     private CheckpointStatsSnapshot checkpointStats() throws Exception {
-        return cluster.miniCluster()
-                .getExecutionGraph(jobId)
-                .get(1, TimeUnit.MINUTES)
-                .getCheckpointStatsSnapshot();
+        return cluster.checkpointStats(jobId);
     }
 
     /**

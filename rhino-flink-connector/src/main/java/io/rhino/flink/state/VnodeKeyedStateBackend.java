@@ -571,7 +571,8 @@ public final class VnodeKeyedStateBackend<K>
                 // a copy per vnode: a vnode's queue may be created off the task thread, and reads
                 // its heads from RocksDB with it meanwhile (see VnodeStateRegistry#prebind)
                 vnodeBackend ->
-                        vnodeBackend.create(stateName, byteOrderedElementSerializer.duplicate()));
+                        RocksDbTimerQueueFactory.create(
+                                vnodeBackend, stateName, byteOrderedElementSerializer.duplicate()));
     }
 
     @Override

@@ -1,0 +1,304 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.state;
+
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.Optional;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.CompositeKeySerializationUtils;
+import org.apache.flink.runtime.state.KeyExtractorFunction;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.PriorityComparator;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
+import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
+import org.apache.flink.state.rocksdb.RocksDBCachingPriorityQueueSet;
+import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
+import org.apache.flink.state.rocksdb.RocksDBPriorityQueueSetFactory;
+import org.apache.flink.state.rocksdb.RocksDBWriteBatchWrapper;
+import org.apache.flink.state.rocksdb.RocksIteratorWrapper;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates a vnode's part of a timer queue on its RocksDB instance as Flink's RocksDB timer queue,
+ * reading the head of every key group with one RocksDB iterator.
+ *
+ * <p>Flink's {@code RocksDBPriorityQueueSetFactory} builds a queue whose constructor asks every key
+ * group for its head, and each key group then opens its own iterator and fills its cache with up to
+ * {@code state.backend.rocksdb.timer-service.cache-size} timers. For a vnode of 1,365 key groups
+ * with a timer per record that read ~175,000 timers and took 190-1,350 ms per vnode of 170 MB, most
+ * of a timer-heavy handover's install (docs/benchmarks.md, "Timer queues in the install"). Here one
+ * iterator seeks each key group's first timer, and each key group's cache starts with that timer
+ * alone: a valid cache, since it holds the smallest timers of its key group, which Flink's queue
+ * refills from RocksDB once it is polled empty. The queue is Flink's own, on the same column family
+ * and in the same byte layout, so checkpoints, savepoints and restores do not change.
+ *
+ * <p>Flink exposes none of the pieces this needs; they are read from Flink 2.2.1's classes by
+ * reflection. Where they are not there (another Flink version), the queue is created the way Flink
+ * creates it, with a warning.
+ */
+final class RocksDbTimerQueueFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbTimerQueueFactory.class);
+
+    private static final Optional<FlinkInternals> INTERNALS = FlinkInternals.find();
+
+    private RocksDbTimerQueueFactory() {}
+
+    /** Whether queues are created with their heads read by one iterator (else as Flink does). */
+    static boolean readsHeadsWithOneIterator() {
+        return INTERNALS.isPresent();
+    }
+
+    /** The vnode's part of the timer queue {@code name}, registering it on the instance if new. */
+    static <K, T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    CheckpointableKeyedStateBackend<K> vnodeBackend,
+                    String name,
+                    TypeSerializer<T> byteOrderedElementSerializer) {
+        if (INTERNALS.isPresent()
+                && vnodeBackend instanceof RocksDBKeyedStateBackend<K> rocksdb
+                && INTERNALS.get().factoryOf(rocksdb) instanceof RocksDBPriorityQueueSetFactory f) {
+            try {
+                return INTERNALS.get().create(f, name, byteOrderedElementSerializer);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(
+                        "Could not create the timer queue '" + name + "' of a vnode", e);
+            }
+        }
+        return vnodeBackend.create(name, byteOrderedElementSerializer);
+    }
+
+    /** The package-private parts of Flink 2.2.1's RocksDB timer queue that this uses. */
+    private static final class FlinkInternals {
+        private final Method factoryOfBackend;
+        private final Method registerQueue;
+        private final Field keyGroupRange;
+        private final Field keyGroupPrefixBytes;
+        private final Field numberOfKeyGroups;
+        private final Field db;
+        private final Field readOptions;
+        private final Field writeBatchWrapper;
+        private final Field sharedElementOutView;
+        private final Field sharedElementInView;
+        private final Field cacheSize;
+        private final Constructor<?> cache;
+        private final Constructor<?> keyGroupSet;
+        private final Field allElementsInCache;
+
+        private FlinkInternals() throws ReflectiveOperationException {
+            Class<?> factory = RocksDBPriorityQueueSetFactory.class;
+            factoryOfBackend =
+                    accessible(
+                            RocksDBKeyedStateBackend.class.getDeclaredMethod(
+                                    "getPriorityQueueFactory"));
+            registerQueue =
+                    accessible(
+                            factory.getDeclaredMethod(
+                                    "tryRegisterPriorityQueueMetaInfo",
+                                    String.class,
+                                    TypeSerializer.class,
+                                    boolean.class));
+            keyGroupRange = field(factory, "keyGroupRange");
+            keyGroupPrefixBytes = field(factory, "keyGroupPrefixBytes");
+            numberOfKeyGroups = field(factory, "numberOfKeyGroups");
+            db = field(factory, "db");
+            readOptions = field(factory, "readOptions");
+            writeBatchWrapper = field(factory, "writeBatchWrapper");
+            sharedElementOutView = field(factory, "sharedElementOutView");
+            sharedElementInView = field(factory, "sharedElementInView");
+            cacheSize = field(factory, "cacheSize");
+            cache =
+                    accessible(
+                            Class.forName(
+                                            "org.apache.flink.state.rocksdb.TreeOrderedSetCache",
+                                            false,
+                                            factory.getClassLoader())
+                                    .getDeclaredConstructor(int.class));
+            keyGroupSet =
+                    accessible(
+                            RocksDBCachingPriorityQueueSet.class.getDeclaredConstructor(
+                                    int.class,
+                                    int.class,
+                                    RocksDB.class,
+                                    ReadOptions.class,
+                                    ColumnFamilyHandle.class,
+                                    TypeSerializer.class,
+                                    DataOutputSerializer.class,
+                                    DataInputDeserializer.class,
+                                    RocksDBWriteBatchWrapper.class,
+                                    RocksDBCachingPriorityQueueSet.OrderedByteArraySetCache.class));
+            allElementsInCache = field(RocksDBCachingPriorityQueueSet.class, "allElementsInCache");
+        }
+
+        static Optional<FlinkInternals> find() {
+            try {
+                return Optional.of(new FlinkInternals());
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                LOG.warn(
+                        "Flink's RocksDB timer queue is not the one of Flink 2.2.1 ({}); a vnode's"
+                                + " timer queues are created as Flink creates them, reading up to"
+                                + " the timer cache size of timers per key group up front",
+                        e.toString());
+                return Optional.empty();
+            }
+        }
+
+        Object factoryOf(RocksDBKeyedStateBackend<?> backend) {
+            try {
+                return factoryOfBackend.invoke(backend);
+            } catch (ReflectiveOperationException e) {
+                return null;
+            }
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        <T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+                KeyGroupedInternalPriorityQueue<T> create(
+                        RocksDBPriorityQueueSetFactory factory,
+                        String name,
+                        TypeSerializer<T> serializer)
+                        throws ReflectiveOperationException {
+            ColumnFamilyHandle column =
+                    ((RocksDBKeyedStateBackend.RocksDbKvStateInfo)
+                                    registerQueue.invoke(factory, name, serializer, false))
+                            .columnFamilyHandle;
+            KeyGroupRange range = (KeyGroupRange) keyGroupRange.get(factory);
+            int prefixBytes = keyGroupPrefixBytes.getInt(factory);
+            RocksDB rocksDb = (RocksDB) db.get(factory);
+            ReadOptions read = (ReadOptions) readOptions.get(factory);
+            RocksDBWriteBatchWrapper writes =
+                    (RocksDBWriteBatchWrapper) writeBatchWrapper.get(factory);
+            byte[][] heads = headsOf(rocksDb, column, read, writes, range, prefixBytes);
+            int firstKeyGroup = range.getStartKeyGroup();
+            DataOutputSerializer out = (DataOutputSerializer) sharedElementOutView.get(factory);
+            DataInputDeserializer in = (DataInputDeserializer) sharedElementInView.get(factory);
+            int size = cacheSize.getInt(factory);
+            KeyGroupPartitionedPriorityQueue.PartitionQueueSetFactory<
+                            T, RocksDBCachingPriorityQueueSet<T>>
+                    sets =
+                            (keyGroup, numKeyGroups, keyExtractor, comparator) -> {
+                                try {
+                                    RocksDBCachingPriorityQueueSet.OrderedByteArraySetCache
+                                            keyGroupCache =
+                                                    (RocksDBCachingPriorityQueueSet
+                                                                    .OrderedByteArraySetCache)
+                                                            cache.newInstance(size);
+                                    byte[] head = heads[keyGroup - firstKeyGroup];
+                                    if (head != null) {
+                                        keyGroupCache.add(head);
+                                    }
+                                    RocksDBCachingPriorityQueueSet<T> set =
+                                            (RocksDBCachingPriorityQueueSet<T>)
+                                                    keyGroupSet.newInstance(
+                                                            keyGroup,
+                                                            prefixBytes,
+                                                            rocksDb,
+                                                            read,
+                                                            column,
+                                                            serializer,
+                                                            out,
+                                                            in,
+                                                            writes,
+                                                            keyGroupCache);
+                                    // an empty key group holds no timer that its empty cache lacks
+                                    allElementsInCache.setBoolean(set, head == null);
+                                    return set;
+                                } catch (ReflectiveOperationException e) {
+                                    throw new IllegalStateException(
+                                            "Could not create key group "
+                                                    + keyGroup
+                                                    + " of timer queue "
+                                                    + name,
+                                            e);
+                                }
+                            };
+            return new KeyGroupPartitionedPriorityQueue<>(
+                    KeyExtractorFunction.forKeyedObjects(),
+                    PriorityComparator.forPriorityComparableObjects(),
+                    sets,
+                    range,
+                    numberOfKeyGroups.getInt(factory));
+        }
+
+        /**
+         * The first entry of each key group of the range in the column family (null where there is
+         * none), with one iterator: a seek per key group, none for key groups that a seek passed.
+         */
+        private static byte[][] headsOf(
+                RocksDB db,
+                ColumnFamilyHandle column,
+                ReadOptions readOptions,
+                RocksDBWriteBatchWrapper writes,
+                KeyGroupRange range,
+                int prefixBytes) {
+            byte[][] heads = new byte[range.getNumberOfKeyGroups()][];
+            try {
+                writes.flush();
+            } catch (Exception e) {
+                throw new IllegalStateException("Could not flush the timers' writes", e);
+            }
+            int first = range.getStartKeyGroup();
+            try (RocksIteratorWrapper iterator =
+                    new RocksIteratorWrapper(db.newIterator(column, readOptions))) {
+                int keyGroup = first;
+                while (keyGroup <= range.getEndKeyGroup()) {
+                    iterator.seek(prefixOf(keyGroup, prefixBytes));
+                    if (!iterator.isValid()) {
+                        break;
+                    }
+                    byte[] key = iterator.key();
+                    int found = CompositeKeySerializationUtils.extractKeyGroup(prefixBytes, key);
+                    if (found == keyGroup) {
+                        heads[keyGroup - first] = key;
+                        keyGroup++;
+                    } else {
+                        // the key groups in between hold no entry
+                        keyGroup = Math.max(found, keyGroup + 1);
+                    }
+                }
+            }
+            return heads;
+        }
+
+        private static byte[] prefixOf(int keyGroup, int prefixBytes) {
+            byte[] prefix = new byte[prefixBytes];
+            for (int i = prefixBytes - 1, value = keyGroup; i >= 0; i--, value >>>= 8) {
+                prefix[i] = (byte) value;
+            }
+            return prefix;
+        }
+
+        private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
+            return accessible(owner.getDeclaredField(name));
+        }
+
+        private static <M extends java.lang.reflect.AccessibleObject> M accessible(M member) {
+            member.setAccessible(true);
+            return member;
+        }
+    }
+}

@@ -192,7 +192,13 @@ final class RocksDbTimerQueueFactory {
             ReadOptions read = (ReadOptions) readOptions.get(factory);
             RocksDBWriteBatchWrapper writes =
                     (RocksDBWriteBatchWrapper) writeBatchWrapper.get(factory);
+            long start = System.nanoTime();
             byte[][] heads = headsOf(rocksDb, column, read, writes, range, prefixBytes);
+            LOG.debug(
+                    "Read the heads of timer queue {} in {} key groups in {} ms",
+                    name,
+                    heads.length,
+                    (System.nanoTime() - start) / 1_000_000);
             int firstKeyGroup = range.getStartKeyGroup();
             DataOutputSerializer out = (DataOutputSerializer) sharedElementOutView.get(factory);
             DataInputDeserializer in = (DataInputDeserializer) sharedElementInView.get(factory);

@@ -68,10 +68,10 @@ public final class RhinoOptions {
                                     + "with many timers spends noticeably more time in garbage "
                                     + "collection at the default than with a few hundred key "
                                     + "groups (see docs/benchmarks.md). A handover's target "
-                                    + "also creates each moved vnode's timer queues by reading "
-                                    + "every key group's first timers: with a timer per record "
-                                    + "and 2 GB moved, 0.2-1.4 s per vnode at the default "
-                                    + "against 0.06-0.34 s at 4,096. It must be at least the "
+                                    + "also reads the first timer of every key group of each "
+                                    + "moved vnode: with a timer per record and 2 GB moved, "
+                                    + "0.07-0.27 s per vnode at the default against "
+                                    + "0.02-0.08 s at 4,096. It must be at least the "
                                     + "number of vnodes.");
 
     /** How many completed checkpoints' files the backend keeps. */

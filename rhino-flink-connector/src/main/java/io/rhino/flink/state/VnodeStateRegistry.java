@@ -159,10 +159,10 @@ final class VnodeStateRegistry<K> {
     /**
      * Creates a vnode's part of every state and timer queue registered so far on an instance that
      * is not part of the backend yet, on any thread. Creating a timer queue reads the head of each
-     * of the vnode's key groups from RocksDB: 1.7-2.4 s per vnode of 1.3 GB of NBQ8 state (2,048
-     * key groups; docs/benchmarks.md, "20 GB of NBQ8 state"), which would otherwise stop the task
-     * when it adopts the vnode. The moved vnode's records still wait for it. {@link #bindVnode}
-     * uses these parts, and binds what was registered since.
+     * of the vnode's key groups from RocksDB (see {@link RocksDbTimerQueueFactory}): tens to
+     * hundreds of milliseconds per vnode with a timer per record, which would otherwise stop the
+     * task when it adopts the vnode. The moved vnode's records still wait for it. {@link
+     * #bindVnode} uses these parts, and binds what was registered since.
      */
     Prebound<K> prebind(CheckpointableKeyedStateBackend<K> vnodeBackend) throws Exception {
         Binders<K> binders = published;

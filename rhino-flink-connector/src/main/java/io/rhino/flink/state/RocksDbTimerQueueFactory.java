@@ -16,6 +16,7 @@ package io.rhino.flink.state;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Optional;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -84,6 +85,13 @@ final class RocksDbTimerQueueFactory {
                 && INTERNALS.get().factoryOf(rocksdb) instanceof RocksDBPriorityQueueSetFactory f) {
             try {
                 return INTERNALS.get().create(f, name, byteOrderedElementSerializer);
+            } catch (InvocationTargetException e) {
+                // Flink's own failure, e.g. an incompatible timer serializer: keep its message
+                if (e.getCause() instanceof RuntimeException cause) {
+                    throw cause;
+                }
+                throw new IllegalStateException(
+                        "Could not create the timer queue '" + name + "' of a vnode", e.getCause());
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException(
                         "Could not create the timer queue '" + name + "' of a vnode", e);

@@ -33,6 +33,7 @@ import org.apache.flink.runtime.state.PriorityComparator;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.KeyGroupPartitionedPriorityQueue;
 import org.apache.flink.state.rocksdb.RocksDBCachingPriorityQueueSet;
+import org.apache.flink.state.rocksdb.RocksDBCachingPriorityQueueSet.OrderedByteArraySetCache;
 import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBPriorityQueueSetFactory;
 import org.apache.flink.state.rocksdb.RocksDBWriteBatchWrapper;
@@ -158,7 +159,7 @@ final class RocksDbTimerQueueFactory {
                                     DataOutputSerializer.class,
                                     DataInputDeserializer.class,
                                     RocksDBWriteBatchWrapper.class,
-                                    RocksDBCachingPriorityQueueSet.OrderedByteArraySetCache.class));
+                                    OrderedByteArraySetCache.class));
             allElementsInCache = field(RocksDBCachingPriorityQueueSet.class, "allElementsInCache");
         }
 
@@ -208,54 +209,61 @@ final class RocksDbTimerQueueFactory {
                     heads.length,
                     (System.nanoTime() - start) / 1_000_000);
             int firstKeyGroup = range.getStartKeyGroup();
-            DataOutputSerializer out = (DataOutputSerializer) sharedElementOutView.get(factory);
-            DataInputDeserializer in = (DataInputDeserializer) sharedElementInView.get(factory);
             int size = cacheSize.getInt(factory);
+            // the arguments of a key group's set between its key group and its cache
+            Object[] shared = {
+                prefixBytes,
+                rocksDb,
+                read,
+                column,
+                serializer,
+                sharedElementOutView.get(factory),
+                sharedElementInView.get(factory),
+                writes
+            };
             KeyGroupPartitionedPriorityQueue.PartitionQueueSetFactory<
                             T, RocksDBCachingPriorityQueueSet<T>>
                     sets =
-                            (keyGroup, numKeyGroups, keyExtractor, comparator) -> {
-                                try {
-                                    RocksDBCachingPriorityQueueSet.OrderedByteArraySetCache
-                                            keyGroupCache =
-                                                    (RocksDBCachingPriorityQueueSet
-                                                                    .OrderedByteArraySetCache)
-                                                            cache.newInstance(size);
-                                    byte[] head = heads[keyGroup - firstKeyGroup];
-                                    if (head != null) {
-                                        keyGroupCache.add(head);
-                                    }
-                                    RocksDBCachingPriorityQueueSet<T> set =
-                                            (RocksDBCachingPriorityQueueSet<T>)
-                                                    keyGroupSet.newInstance(
-                                                            keyGroup,
-                                                            prefixBytes,
-                                                            rocksDb,
-                                                            read,
-                                                            column,
-                                                            serializer,
-                                                            out,
-                                                            in,
-                                                            writes,
-                                                            keyGroupCache);
-                                    // an empty key group holds no timer that its empty cache lacks
-                                    allElementsInCache.setBoolean(set, head == null);
-                                    return set;
-                                } catch (ReflectiveOperationException e) {
-                                    throw new IllegalStateException(
-                                            "Could not create key group "
-                                                    + keyGroup
-                                                    + " of timer queue "
-                                                    + name,
-                                            e);
-                                }
-                            };
+                            (keyGroup, numKeyGroups, keyExtractor, comparator) ->
+                                    (RocksDBCachingPriorityQueueSet<T>)
+                                            keyGroupSet(
+                                                    name,
+                                                    keyGroup,
+                                                    heads[keyGroup - firstKeyGroup],
+                                                    size,
+                                                    shared);
             return new KeyGroupPartitionedPriorityQueue<>(
                     KeyExtractorFunction.forKeyedObjects(),
                     PriorityComparator.forPriorityComparableObjects(),
                     sets,
                     range,
                     numberOfKeyGroups.getInt(factory));
+        }
+
+        /**
+         * A key group's set whose cache starts with {@code head} alone; a key group without a head
+         * is empty, so its empty cache lacks none of its timers.
+         */
+        private RocksDBCachingPriorityQueueSet<?> keyGroupSet(
+                String queue, int keyGroup, byte[] head, int cacheSize, Object[] shared) {
+            try {
+                OrderedByteArraySetCache keyGroupCache =
+                        (OrderedByteArraySetCache) cache.newInstance(cacheSize);
+                if (head != null) {
+                    keyGroupCache.add(head);
+                }
+                Object[] arguments = new Object[shared.length + 2];
+                arguments[0] = keyGroup;
+                System.arraycopy(shared, 0, arguments, 1, shared.length);
+                arguments[arguments.length - 1] = keyGroupCache;
+                RocksDBCachingPriorityQueueSet<?> set =
+                        (RocksDBCachingPriorityQueueSet<?>) keyGroupSet.newInstance(arguments);
+                allElementsInCache.setBoolean(set, head == null);
+                return set;
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(
+                        "Could not create key group " + keyGroup + " of timer queue " + queue, e);
+            }
         }
 
         /**

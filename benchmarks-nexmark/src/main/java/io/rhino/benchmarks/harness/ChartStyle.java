@@ -149,10 +149,11 @@ final class ChartStyle {
         return labelY - (labelY - Math.min(Math.min(bottom, 0), labelY)) * lines;
     }
 
-    /** The smallest y of the chart's series (0 without series). */
+    /** The smallest y of the chart's series (0 without series); NaN marks a break in a line. */
     private static double minY(XYChart chart) {
         return chart.getSeriesCollection().stream()
                 .flatMapToDouble(s -> Arrays.stream(s.getYData()))
+                .filter(y -> !Double.isNaN(y))
                 .min()
                 .orElse(0);
     }

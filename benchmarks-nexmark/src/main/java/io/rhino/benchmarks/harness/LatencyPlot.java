@@ -31,7 +31,7 @@ import org.knowm.xchart.XYChart;
  * each second, optionally its p99 dashed) and a vertical black line at each reconfiguration.
  *
  * <p>A log axis cannot show 0: seconds whose mean is below {@value #FLOOR_MS} ms are drawn at
- * {@value #FLOOR_MS} ms; seconds without samples are left out.
+ * {@value #FLOOR_MS} ms; at seconds without samples the line breaks.
  */
 public final class LatencyPlot {
 
@@ -100,12 +100,22 @@ public final class LatencyPlot {
             List<Double> mean = new ArrayList<>();
             List<Double> p99 = new ArrayList<>();
             for (SecondLatency s : line.report().perSecond()) {
+                x.add((double) s.second());
                 if (s.stats().isEmpty()) {
+                    // the line breaks: a line across seconds without results would draw latencies
+                    // nobody measured (e.g. through a restart's minutes)
+                    mean.add(Double.NaN);
+                    p99.add(Double.NaN);
                     continue;
                 }
-                x.add((double) s.second());
                 mean.add(Math.max(FLOOR_MS, s.stats().meanMs()));
                 p99.add(Math.max(FLOOR_MS, (double) s.stats().p99Ms()));
+            }
+            // seconds after the last result would only stretch the time axis
+            while (!mean.isEmpty() && Double.isNaN(mean.get(mean.size() - 1))) {
+                x.remove(x.size() - 1);
+                mean.remove(mean.size() - 1);
+                p99.remove(p99.size() - 1);
             }
             String suffix = showP99 ? " (mean)" : "";
             ChartStyle.addLine(chart, line.sut() + suffix, x, mean, ChartStyle.colour(i), false);
@@ -114,10 +124,10 @@ public final class LatencyPlot {
                         chart, line.sut() + " (p99)", x, p99, ChartStyle.colour(i), true);
             }
             for (double v : showP99 ? p99 : mean) {
-                top = Math.max(top, v);
+                top = Double.isNaN(v) ? top : Math.max(top, v);
             }
             for (double v : mean) {
-                bottom = Math.min(bottom, v);
+                bottom = Double.isNaN(v) ? bottom : Math.min(bottom, v);
             }
         }
         // Within about a decade, label 200, 500... too; over several, their labels would overlap

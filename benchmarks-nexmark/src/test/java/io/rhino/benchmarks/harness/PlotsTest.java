@@ -98,6 +98,35 @@ class PlotsTest {
     }
 
     @Test
+    void latencyLineBreaksWhereNoResultsCame() throws Exception {
+        FakeClock clock = new FakeClock(0);
+        LatencyRecorder recorder = new LatencyRecorder(clock, 0);
+        for (int second = 0; second < 120; second++) {
+            if (second < 10 || second >= 110) {
+                recorder.record(100);
+            }
+            clock.advance(1000);
+            recorder.tick();
+        }
+        Path png = dir.resolve("gap.png");
+        new LatencyPlot("gap").size(800, 400).addSut("x", recorder.report()).writePng(png);
+
+        BufferedImage image = ImageIO.read(png.toFile());
+        int colour = ChartStyle.colour(0).getRGB() & 0xffffff;
+        assertThat(pixelsOf(image, colour)).as("the line's two parts").isGreaterThan(20);
+        // the middle of the plot, above the legend: seconds 40 to 80 had no results
+        long acrossTheGap = 0;
+        for (int y = 0; y < image.getHeight() - 120; y++) {
+            for (int x = 350; x < 450; x++) {
+                if ((image.getRGB(x, y) & 0xffffff) == colour) {
+                    acrossTheGap++;
+                }
+            }
+        }
+        assertThat(acrossTheGap).as("pixels of the line across the gap").isZero();
+    }
+
+    @Test
     void resourcePlotHasFourPanels() throws Exception {
         Path png = dir.resolve("resources.png");
         new ResourcePlot("NBQ8")

@@ -18,7 +18,9 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.BitSet;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -58,6 +60,11 @@ import org.slf4j.LoggerFactory;
  * refills from RocksDB once it is polled empty. The queue is Flink's own, on the same column family
  * and in the same byte layout, so checkpoints, savepoints and restores do not change.
  *
+ * <p>A vnode moved by a handover needs not even the seeks: its origin's queue caches hold each key
+ * group's first timer, which the export ships ({@link TimerQueueHeads}). At 20 GB of state a seek
+ * per key group into the target's instance, whose blocks are not cached yet, took 0.5-1.6 s per
+ * vnode of 2,048 key groups. Key groups the shipped heads do not know are still sought.
+ *
  * <p>Flink exposes none of the pieces this needs; they are read from Flink 2.2.1's classes by
  * reflection. Where they are not there (another Flink version), the queue is created the way Flink
  * creates it, with a warning.
@@ -67,6 +74,8 @@ final class RocksDbTimerQueueFactory {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbTimerQueueFactory.class);
 
     private static final Optional<FlinkInternals> INTERNALS = FlinkInternals.find();
+
+    private static final LongAdder SOUGHT = new LongAdder();
 
     private RocksDbTimerQueueFactory() {}
 
@@ -81,11 +90,24 @@ final class RocksDbTimerQueueFactory {
                     CheckpointableKeyedStateBackend<K> vnodeBackend,
                     String name,
                     TypeSerializer<T> byteOrderedElementSerializer) {
+        return create(vnodeBackend, name, byteOrderedElementSerializer, TimerQueueHeads.NONE);
+    }
+
+    /**
+     * The vnode's part of the timer queue {@code name}, registering it on the instance if new; the
+     * first timers of the key groups {@code shipped} knows are taken from it instead of RocksDB.
+     */
+    static <K, T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
+            KeyGroupedInternalPriorityQueue<T> create(
+                    CheckpointableKeyedStateBackend<K> vnodeBackend,
+                    String name,
+                    TypeSerializer<T> byteOrderedElementSerializer,
+                    TimerQueueHeads shipped) {
         if (INTERNALS.isPresent()
                 && vnodeBackend instanceof RocksDBKeyedStateBackend<K> rocksdb
                 && INTERNALS.get().factoryOf(rocksdb) instanceof RocksDBPriorityQueueSetFactory f) {
             try {
-                return INTERNALS.get().create(f, name, byteOrderedElementSerializer);
+                return INTERNALS.get().create(f, name, byteOrderedElementSerializer, shipped);
             } catch (InvocationTargetException e) {
                 // Flink's own failure, e.g. an incompatible timer serializer: keep its message
                 if (e.getCause() instanceof RuntimeException cause) {
@@ -99,6 +121,28 @@ final class RocksDbTimerQueueFactory {
             }
         }
         return vnodeBackend.create(name, byteOrderedElementSerializer);
+    }
+
+    /**
+     * The first timer of each key group of a vnode's queue part as its caches hold them, without
+     * reading RocksDB; null if the part is not Flink's RocksDB timer queue. Call where the part
+     * does not change meanwhile (a handover's export: the task thread waits for it).
+     */
+    static TimerQueueHeads.KeyGroupHeads cachedHeadsOf(KeyGroupedInternalPriorityQueue<?> part) {
+        if (INTERNALS.isEmpty() || !(part instanceof KeyGroupPartitionedPriorityQueue<?, ?>)) {
+            return null;
+        }
+        try {
+            return INTERNALS.get().cachedHeads(part);
+        } catch (ReflectiveOperationException e) {
+            LOG.warn("Could not read the cached heads of a timer queue: {}", e.toString());
+            return null;
+        }
+    }
+
+    /** Key groups whose first timer a queue's creation sought in RocksDB, since class load. */
+    static long keyGroupsSought() {
+        return SOUGHT.sum();
     }
 
     /** The package-private parts of Flink 2.2.1's RocksDB timer queue that this uses. */
@@ -117,6 +161,9 @@ final class RocksDbTimerQueueFactory {
         private final Constructor<?> cache;
         private final Constructor<?> keyGroupSet;
         private final Field allElementsInCache;
+        private final Field orderedCache;
+        private final Field keyGroupedHeaps;
+        private final Field firstKeyGroup;
 
         private FlinkInternals() throws ReflectiveOperationException {
             Class<?> factory = RocksDBPriorityQueueSetFactory.class;
@@ -161,6 +208,9 @@ final class RocksDbTimerQueueFactory {
                                     RocksDBWriteBatchWrapper.class,
                                     OrderedByteArraySetCache.class));
             allElementsInCache = field(RocksDBCachingPriorityQueueSet.class, "allElementsInCache");
+            orderedCache = field(RocksDBCachingPriorityQueueSet.class, "orderedCache");
+            keyGroupedHeaps = field(KeyGroupPartitionedPriorityQueue.class, "keyGroupedHeaps");
+            firstKeyGroup = field(KeyGroupPartitionedPriorityQueue.class, "firstKeyGroup");
         }
 
         static Optional<FlinkInternals> find() {
@@ -189,7 +239,8 @@ final class RocksDbTimerQueueFactory {
                 KeyGroupedInternalPriorityQueue<T> create(
                         RocksDBPriorityQueueSetFactory factory,
                         String name,
-                        TypeSerializer<T> serializer)
+                        TypeSerializer<T> serializer,
+                        TimerQueueHeads shipped)
                         throws ReflectiveOperationException {
             ColumnFamilyHandle column =
                     ((RocksDBKeyedStateBackend.RocksDbKvStateInfo)
@@ -202,12 +253,18 @@ final class RocksDbTimerQueueFactory {
             RocksDBWriteBatchWrapper writes =
                     (RocksDBWriteBatchWrapper) writeBatchWrapper.get(factory);
             long start = System.nanoTime();
-            byte[][] heads = headsOf(rocksDb, column, read, writes, range, prefixBytes);
+            TimerQueueHeads.KeyGroupHeads known =
+                    usable(name, shipped.of(name), range, prefixBytes);
+            long soughtBefore = SOUGHT.sum();
+            byte[][] heads = headsOf(rocksDb, column, read, writes, range, prefixBytes, known);
             LOG.debug(
-                    "Read the heads of timer queue {} in {} key groups in {} ms",
+                    "Read the heads of timer queue {} in {} key groups in {} ms ({} shipped, {}"
+                            + " sought in RocksDB)",
                     name,
                     heads.length,
-                    (System.nanoTime() - start) / 1_000_000);
+                    (System.nanoTime() - start) / 1_000_000,
+                    known == null ? 0 : known.known().cardinality(),
+                    SOUGHT.sum() - soughtBefore);
             int firstKeyGroup = range.getStartKeyGroup();
             int size = cacheSize.getInt(factory);
             // the arguments of a key group's set between its key group and its cache
@@ -267,8 +324,72 @@ final class RocksDbTimerQueueFactory {
         }
 
         /**
+         * The first timer of each key group of a part, as its sets' caches hold them: a set whose
+         * cache is empty holds no timer if it knows all its timers are cached, else it is unknown.
+         */
+        TimerQueueHeads.KeyGroupHeads cachedHeads(Object part) throws ReflectiveOperationException {
+            Object[] sets = (Object[]) keyGroupedHeaps.get(part);
+            byte[][] heads = new byte[sets.length][];
+            BitSet known = new BitSet(sets.length);
+            for (int i = 0; i < sets.length; i++) {
+                if (!(sets[i] instanceof RocksDBCachingPriorityQueueSet<?> set)) {
+                    return null;
+                }
+                heads[i] = ((OrderedByteArraySetCache) orderedCache.get(set)).peekFirst();
+                known.set(i, heads[i] != null || allElementsInCache.getBoolean(set));
+            }
+            return new TimerQueueHeads.KeyGroupHeads(firstKeyGroup.getInt(part), heads, known);
+        }
+
+        /**
+         * The shipped heads of the queue if they fit its key groups, else null (with a warning).
+         */
+        private static TimerQueueHeads.KeyGroupHeads usable(
+                String name,
+                TimerQueueHeads.KeyGroupHeads shipped,
+                KeyGroupRange range,
+                int prefixBytes) {
+            if (shipped == null) {
+                return null;
+            }
+            String problem = null;
+            if (shipped.firstKeyGroup() != range.getStartKeyGroup()
+                    || shipped.numberOfKeyGroups() != range.getNumberOfKeyGroups()) {
+                problem =
+                        "they are for key groups "
+                                + shipped.firstKeyGroup()
+                                + " to "
+                                + (shipped.firstKeyGroup() + shipped.numberOfKeyGroups() - 1)
+                                + ", the vnode has "
+                                + range;
+            } else {
+                for (int keyGroup : range) {
+                    byte[] head = shipped.head(keyGroup);
+                    if (head != null
+                            && (head.length < prefixBytes
+                                    || CompositeKeySerializationUtils.extractKeyGroup(
+                                                    prefixBytes, head)
+                                            != keyGroup)) {
+                        problem = "the head of key group " + keyGroup + " is not in it";
+                        break;
+                    }
+                }
+            }
+            if (problem != null) {
+                LOG.warn(
+                        "Ignoring the shipped first timers of timer queue {}: {}; reading them"
+                                + " from RocksDB",
+                        name,
+                        problem);
+                return null;
+            }
+            return shipped;
+        }
+
+        /**
          * The first entry of each key group of the range in the column family (null where there is
-         * none), with one iterator: a seek per key group, none for key groups that a seek passed.
+         * none): those {@code known} holds taken from it, the others read with one iterator, a seek
+         * per key group and none for key groups that a seek passed.
          */
         private static byte[][] headsOf(
                 RocksDB db,
@@ -276,18 +397,38 @@ final class RocksDbTimerQueueFactory {
                 ReadOptions readOptions,
                 RocksDBWriteBatchWrapper writes,
                 KeyGroupRange range,
-                int prefixBytes) {
+                int prefixBytes,
+                TimerQueueHeads.KeyGroupHeads known) {
             byte[][] heads = new byte[range.getNumberOfKeyGroups()][];
+            int first = range.getStartKeyGroup();
+            BitSet toSeek = new BitSet(heads.length);
+            toSeek.set(0, heads.length);
+            if (known != null) {
+                toSeek.andNot(known.known());
+                for (int i = known.known().nextSetBit(0);
+                        i >= 0;
+                        i = known.known().nextSetBit(i + 1)) {
+                    heads[i] = known.heads()[i];
+                }
+            }
+            if (toSeek.isEmpty()) {
+                return heads;
+            }
             try {
                 writes.flush();
             } catch (Exception e) {
                 throw new IllegalStateException("Could not flush the timers' writes", e);
             }
-            int first = range.getStartKeyGroup();
             try (RocksIteratorWrapper iterator =
                     new RocksIteratorWrapper(db.newIterator(column, readOptions))) {
-                int keyGroup = first;
-                while (keyGroup <= range.getEndKeyGroup()) {
+                // no key group below it holds an entry that a seek did not find
+                int nextWithEntry = first;
+                for (int i = toSeek.nextSetBit(0); i >= 0; i = toSeek.nextSetBit(i + 1)) {
+                    int keyGroup = first + i;
+                    if (keyGroup < nextWithEntry) {
+                        continue; // a seek passed it: it holds no entry
+                    }
+                    SOUGHT.increment();
                     iterator.seek(prefixOf(keyGroup, prefixBytes));
                     if (!iterator.isValid()) {
                         break;
@@ -295,11 +436,9 @@ final class RocksDbTimerQueueFactory {
                     byte[] key = iterator.key();
                     int found = CompositeKeySerializationUtils.extractKeyGroup(prefixBytes, key);
                     if (found == keyGroup) {
-                        heads[keyGroup - first] = key;
-                        keyGroup++;
+                        heads[i] = key;
                     } else {
-                        // the key groups in between hold no entry
-                        keyGroup = Math.max(found, keyGroup + 1);
+                        nextWithEntry = found;
                     }
                 }
             }

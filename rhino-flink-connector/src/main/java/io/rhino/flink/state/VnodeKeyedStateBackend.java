@@ -135,21 +135,29 @@ public final class VnodeKeyedStateBackend<K>
      * {@code IncrementalLocalKeyedStateHandle} is installed by hard-linking its SST files.
      */
     public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom) throws Exception {
-        install(vnode, restoreFrom, UploadedFiles.NONE);
+        install(vnode, restoreFrom, UploadedFiles.NONE, TimerQueueHeads.NONE);
     }
 
     /**
      * Adds a vnode moved here from another subtask, installed from its export (see {@link
      * VnodeExport#localHandle}). Its next checkpoint refers to the files the export lists as
-     * uploaded by a completed checkpoint instead of uploading them again.
+     * uploaded by a completed checkpoint instead of uploading them again, and its timer queues
+     * start from the first timers the origin shipped in it instead of reading them.
      */
     public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
             throws Exception {
-        install(vnode, List.of(export), UploadedFiles.of(export));
+        TimerQueueHeads shipped =
+                TimerQueueHeads.takeFrom(
+                        java.nio.file.Path.of(
+                                export.getDirectoryStateHandle().getDirectory().toUri()));
+        install(vnode, List.of(export), UploadedFiles.of(export), shipped);
     }
 
     private void install(
-            int vnode, Collection<KeyedStateHandle> restoreFrom, UploadedFiles inherited)
+            int vnode,
+            Collection<KeyedStateHandle> restoreFrom,
+            UploadedFiles inherited,
+            TimerQueueHeads shipped)
             throws Exception {
         layout.checkVnode(vnode);
         Preparing preparing = PREPARING.get();
@@ -157,10 +165,10 @@ public final class VnodeKeyedStateBackend<K>
             // opened here, off the task thread; adopted later on it (see prepareInstalls)
             long start = System.nanoTime();
             CheckpointableKeyedStateBackend<K> instance = backendFactory.create(vnode, restoreFrom);
-            PreparedVnode prepared = new PreparedVnode(vnode, instance, inherited);
+            PreparedVnode prepared = new PreparedVnode(vnode, instance, inherited, shipped);
             preparing.prepared().add(prepared);
             long restored = System.nanoTime();
-            prepared.prebound = states.prebind(instance);
+            prepared.prebound = states.prebind(instance, shipped);
             LOG.debug(
                     "{} restored vnode {} in {} ms, created its states and timer queues in {} ms",
                     operatorIdentifier,
@@ -170,7 +178,12 @@ public final class VnodeKeyedStateBackend<K>
             return;
         }
         requireNotOwned(vnode);
-        adopt(vnode, backendFactory.create(vnode, restoreFrom), Prebound.none(), inherited);
+        adopt(
+                vnode,
+                backendFactory.create(vnode, restoreFrom),
+                Prebound.none(),
+                inherited,
+                shipped);
     }
 
     private void requireNotOwned(int vnode) {
@@ -187,14 +200,19 @@ public final class VnodeKeyedStateBackend<K>
         private final int vnode;
         private final CheckpointableKeyedStateBackend<?> instance;
         private final UploadedFiles inherited;
+        private final TimerQueueHeads shipped;
         // set by the thread that opens it, read by the task thread once the open completed
         private Prebound<?> prebound = Prebound.none();
 
         private PreparedVnode(
-                int vnode, CheckpointableKeyedStateBackend<?> instance, UploadedFiles inherited) {
+                int vnode,
+                CheckpointableKeyedStateBackend<?> instance,
+                UploadedFiles inherited,
+                TimerQueueHeads shipped) {
             this.vnode = vnode;
             this.instance = instance;
             this.inherited = inherited;
+            this.shipped = shipped;
         }
 
         public int vnode() {
@@ -247,18 +265,20 @@ public final class VnodeKeyedStateBackend<K>
                 prepared.vnode(),
                 (CheckpointableKeyedStateBackend<K>) prepared.instance,
                 (Prebound<K>) prepared.prebound,
-                prepared.inherited);
+                prepared.inherited,
+                prepared.shipped);
     }
 
     private void adopt(
             int vnode,
             CheckpointableKeyedStateBackend<K> backend,
             Prebound<K> prebound,
-            UploadedFiles inherited)
+            UploadedFiles inherited,
+            TimerQueueHeads shipped)
             throws Exception {
         long bindStart = System.nanoTime();
         try {
-            states.bindVnode(vnode, backend, prebound);
+            states.bindVnode(vnode, backend, prebound, shipped);
         } catch (Exception e) {
             states.unbindVnode(vnode);
             IOUtils.closeQuietly(backend);
@@ -328,7 +348,8 @@ public final class VnodeKeyedStateBackend<K>
                                 vnode,
                                 keyGroupRange(vnode),
                                 target,
-                                uploads.reusable(vnode)));
+                                uploads.reusable(vnode),
+                                states.cachedTimerHeadsOf(vnode)));
     }
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
@@ -570,9 +591,12 @@ public final class VnodeKeyedStateBackend<K>
                 stateName,
                 // a copy per vnode: a vnode's queue may be created off the task thread, and reads
                 // its heads from RocksDB with it meanwhile (see VnodeStateRegistry#prebind)
-                vnodeBackend ->
+                (vnodeBackend, shipped) ->
                         RocksDbTimerQueueFactory.create(
-                                vnodeBackend, stateName, byteOrderedElementSerializer.duplicate()));
+                                vnodeBackend,
+                                stateName,
+                                byteOrderedElementSerializer.duplicate(),
+                                shipped));
     }
 
     @Override

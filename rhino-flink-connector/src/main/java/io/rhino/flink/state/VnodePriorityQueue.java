@@ -68,6 +68,11 @@ final class VnodePriorityQueue<
         heads.update(vnode, null);
     }
 
+    /** The vnode's part, or null if it is not bound. */
+    KeyGroupedInternalPriorityQueue<T> partOf(int vnode) {
+        return queueAt(vnode);
+    }
+
     @SuppressWarnings("unchecked")
     private KeyGroupedInternalPriorityQueue<T> queueAt(int vnode) {
         return (KeyGroupedInternalPriorityQueue<T>) queueByVnode[vnode];

@@ -44,10 +44,14 @@ final class VnodeStateRegistry<K> {
                 throws Exception;
     }
 
-    /** Creates a timer queue's part on one vnode's delegate backend. */
+    /**
+     * Creates a timer queue's part on one vnode's delegate backend, with the first timers a
+     * handover's origin shipped (see {@link TimerQueueHeads}).
+     */
     @FunctionalInterface
     interface QueueBinder<K> {
-        KeyGroupedInternalPriorityQueue<?> bind(CheckpointableKeyedStateBackend<K> vnodeBackend);
+        KeyGroupedInternalPriorityQueue<?> bind(
+                CheckpointableKeyedStateBackend<K> vnodeBackend, TimerQueueHeads shipped);
     }
 
     private record RegisteredState<K>(
@@ -132,7 +136,7 @@ final class VnodeStateRegistry<K> {
             long start = System.nanoTime();
             int[] owned = backends.ownedVnodes();
             for (int vnode : owned) {
-                bindQueue(queue, vnode, binder.bind(backends.get(vnode)));
+                bindQueue(queue, vnode, binder.bind(backends.get(vnode), TimerQueueHeads.NONE));
             }
             LOG.debug(
                     "Created timer queue {} on {} vnodes in {} ms",
@@ -163,8 +167,11 @@ final class VnodeStateRegistry<K> {
      * hundreds of milliseconds per vnode with a timer per record, which would otherwise stop the
      * task when it adopts the vnode. The moved vnode's records still wait for it. {@link
      * #bindVnode} uses these parts, and binds what was registered since.
+     *
+     * @param shipped the first timers the vnode's origin shipped, which need no reading
      */
-    Prebound<K> prebind(CheckpointableKeyedStateBackend<K> vnodeBackend) throws Exception {
+    Prebound<K> prebind(CheckpointableKeyedStateBackend<K> vnodeBackend, TimerQueueHeads shipped)
+            throws Exception {
         Binders<K> binders = published;
         Map<String, InternalKvState<K, ?, ?>> states = new LinkedHashMap<>();
         for (Map.Entry<String, StateBinder<K>> binder : binders.states().entrySet()) {
@@ -172,16 +179,21 @@ final class VnodeStateRegistry<K> {
         }
         Map<String, KeyGroupedInternalPriorityQueue<?>> queues = new LinkedHashMap<>();
         for (Map.Entry<String, QueueBinder<K>> binder : binders.queues().entrySet()) {
-            queues.put(binder.getKey(), binder.getValue().bind(vnodeBackend));
+            queues.put(binder.getKey(), binder.getValue().bind(vnodeBackend, shipped));
         }
         return new Prebound<>(states, queues);
     }
 
     /**
      * Gives a newly installed vnode its part of every registered state and queue: those {@code
-     * prebound} on its instance, and the others created now.
+     * prebound} on its instance, and the others created now (with the first timers {@code
+     * shipped}).
      */
-    void bindVnode(int vnode, CheckpointableKeyedStateBackend<K> vnodeBackend, Prebound<K> prebound)
+    void bindVnode(
+            int vnode,
+            CheckpointableKeyedStateBackend<K> vnodeBackend,
+            Prebound<K> prebound,
+            TimerQueueHeads shipped)
             throws Exception {
         for (Map.Entry<String, RegisteredState<K>> entry : statesByName.entrySet()) {
             InternalKvState<K, ?, ?> part = prebound.states.get(entry.getKey());
@@ -195,8 +207,26 @@ final class VnodeStateRegistry<K> {
             bindQueue(
                     entry.getValue().queue(),
                     vnode,
-                    part != null ? part : entry.getValue().binder().bind(vnodeBackend));
+                    part != null ? part : entry.getValue().binder().bind(vnodeBackend, shipped));
         }
+    }
+
+    /**
+     * The first timer of each key group of the vnode's timer queues, as their caches hold them (see
+     * {@link RocksDbTimerQueueFactory#cachedHeadsOf}); on the task thread or while it waits.
+     */
+    TimerQueueHeads cachedTimerHeadsOf(int vnode) {
+        Map<String, TimerQueueHeads.KeyGroupHeads> heads = new LinkedHashMap<>();
+        queuesByName.forEach(
+                (name, registered) -> {
+                    TimerQueueHeads.KeyGroupHeads cached =
+                            RocksDbTimerQueueFactory.cachedHeadsOf(
+                                    registered.queue().partOf(vnode));
+                    if (cached != null) {
+                        heads.put(name, cached);
+                    }
+                });
+        return new TimerQueueHeads(heads);
     }
 
     void unbindVnode(int vnode) {

@@ -17,9 +17,12 @@ package io.rhino.flink.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
@@ -35,21 +38,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A vnode's timer queue created with its key groups' heads read by one iterator behaves as Flink's
  * own queue on the same restored RocksDB state, operation by operation, with empty key groups and
- * with caches that refill.
+ * with caches that refill; so does a moved vnode's queue created from the first timers its origin
+ * shipped, whole, damaged or in part.
  */
 class RocksDbTimerQueueFactoryTest {
 
     private static final RhinoOperatorSpec SPEC = new RhinoOperatorSpec("op", 128, 4, 1, 1);
+    // vnodes 0-3 on subtask 0, 4-7 on subtask 1
+    private static final RhinoOperatorSpec TWO_SUBTASKS = new RhinoOperatorSpec("op", 128, 8, 2, 2);
     private static final int VNODE = 1;
     private static final TimerSerializer<Long, VoidNamespace> TIMERS =
             new TimerSerializer<>(LongSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE);
 
     @TempDir Path checkpoints;
+    @TempDir Path exports;
     private VnodeBackendHarness harness;
 
     @AfterEach
@@ -103,30 +111,141 @@ class RocksDbTimerQueueFactoryTest {
                 harness.create(0, List.of(checkpoint)).vnodeBackend(VNODE).create("timers", TIMERS);
         assertThat(headsRead.getClass()).isEqualTo(flinks.getClass());
 
+        assertBehaveAlike(headsRead, flinks, keys, live, random);
+    }
+
+    /** How the origin's first timers reach the target in {@link #aMovedVnodesQueue}. */
+    enum Shipping {
+        /** as exported */
+        WHOLE,
+        /** a byte of the file flipped: ignored, every key group is read from RocksDB */
+        DAMAGED,
+        /** every third key group's entry marked unknown: those are read from RocksDB */
+        PARTLY
+    }
+
+    @ParameterizedTest(name = "timer cache size {0}, heads shipped {1}")
+    @CsvSource({"2, WHOLE", "128, WHOLE", "128, DAMAGED", "2, PARTLY"})
+    void aMovedVnodesQueueStartsFromTheShippedHeadsAndBehavesAsFlinksQueue(
+            int cacheSize, Shipping shipping) throws Exception {
+        Configuration configuration = new Configuration();
+        configuration.set(RocksDBOptions.ROCKSDB_TIMER_SERVICE_FACTORY_CACHE_SIZE, cacheSize);
+        harness =
+                new VnodeBackendHarness(TWO_SUBTASKS, checkpoints).withConfiguration(configuration);
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> atOrigin =
+                origin.create("timers", TIMERS);
+        target.create("timers", TIMERS);
+        List<Long> keys = harness.keysOf(VNODE, 400);
+        Random random = new Random(cacheSize + shipping.ordinal());
+        // timers in the even key groups, then changes: caches polled empty and refilled, removed
+        List<TimerHeapInternalTimer<Long, VoidNamespace>> live = new ArrayList<>();
+        for (long key : keys) {
+            if (KeyGroupRangeAssignment.assignToKeyGroup(key, 128) % 2 == 0) {
+                for (int i = 0; i < 5; i++) {
+                    TimerHeapInternalTimer<Long, VoidNamespace> timer = timer(random, key);
+                    atOrigin.add(timer);
+                    live.add(timer);
+                }
+            }
+        }
+        for (int step = 0; step < 300; step++) {
+            live.remove(atOrigin.poll());
+            if (step % 3 == 0) {
+                atOrigin.remove(live.remove(random.nextInt(live.size())));
+            }
+        }
+        KeyedStateHandle checkpoint = harness.checkpoint(origin, 1);
+
+        VnodeExport export = origin.exportVnode(VNODE, exports.resolve("export"));
+        Path headsFile = export.dbDirectory().resolve(TimerQueueHeads.FILE_NAME);
+        assertThat(headsFile).exists();
+        int unknown = ship(shipping, export.dbDirectory());
+        long soughtBefore = RocksDbTimerQueueFactory.keyGroupsSought();
+        target.installMovedVnode(VNODE, export.handle());
+        long sought = RocksDbTimerQueueFactory.keyGroupsSought() - soughtBefore;
+        origin.removeVnode(VNODE);
+        export.delete();
+        assertThat(headsFile).as("taken out before the restore").doesNotExist();
+        switch (shipping) {
+            case WHOLE -> assertThat(sought).as("first timers read from RocksDB").isZero();
+            case DAMAGED -> assertThat(sought).as("first timers read from RocksDB").isPositive();
+            case PARTLY ->
+                    assertThat(sought)
+                            .as("first timers read from RocksDB")
+                            .isBetween(1L, (long) unknown);
+        }
+
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> moved =
+                target.create("timers", TIMERS);
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> flinks =
+                harness.create(0, List.of(checkpoint)).vnodeBackend(VNODE).create("timers", TIMERS);
+        assertBehaveAlike(moved, flinks, keys, live, random);
+    }
+
+    /**
+     * Alters the shipped heads file as {@code shipping} says; returns the key groups made unknown.
+     */
+    private static int ship(Shipping shipping, Path db) throws Exception {
+        Path file = db.resolve(TimerQueueHeads.FILE_NAME);
+        if (shipping == Shipping.DAMAGED) {
+            byte[] bytes = Files.readAllBytes(file);
+            bytes[bytes.length / 2] ^= 0x10;
+            Files.write(file, bytes);
+        } else if (shipping == Shipping.PARTLY) {
+            TimerQueueHeads.KeyGroupHeads whole = TimerQueueHeads.takeFrom(db).of("timers");
+            BitSet known = (BitSet) whole.known().clone();
+            for (int i = 0; i < whole.numberOfKeyGroups(); i += 3) {
+                known.clear(i);
+            }
+            new TimerQueueHeads(
+                            Map.of(
+                                    "timers",
+                                    new TimerQueueHeads.KeyGroupHeads(
+                                            whole.firstKeyGroup(), whole.heads(), known)))
+                    .writeInto(db);
+            return whole.known().cardinality() - known.cardinality();
+        }
+        return 0;
+    }
+
+    /**
+     * Runs 4,000 random operations on both queues, comparing each answer, then drains both.
+     *
+     * @param keys the keys new timers get
+     * @param live the timers in the queues, which removals pick from
+     */
+    private static void assertBehaveAlike(
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> actual,
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> flinks,
+            List<Long> keys,
+            List<TimerHeapInternalTimer<Long, VoidNamespace>> live,
+            Random random) {
         for (int step = 0; step < 4_000; step++) {
             int operation = random.nextInt(10);
             String at = "step " + step + ", operation " + operation;
             if (operation < 4) {
                 TimerHeapInternalTimer<Long, VoidNamespace> timer =
                         timer(random, keys.get(random.nextInt(keys.size())));
-                assertThat(headsRead.add(timer)).as(at).isEqualTo(flinks.add(timer));
+                assertThat(actual.add(timer)).as(at).isEqualTo(flinks.add(timer));
                 live.add(timer);
             } else if (operation < 7) {
                 TimerHeapInternalTimer<Long, VoidNamespace> polled = flinks.poll();
-                assertThat(headsRead.poll()).as(at).isEqualTo(polled);
+                assertThat(actual.poll()).as(at).isEqualTo(polled);
                 live.remove(polled);
             } else if (operation < 9 && !live.isEmpty()) {
                 TimerHeapInternalTimer<Long, VoidNamespace> timer =
                         live.remove(random.nextInt(live.size()));
-                assertThat(headsRead.remove(timer)).as(at).isEqualTo(flinks.remove(timer));
+                assertThat(actual.remove(timer)).as(at).isEqualTo(flinks.remove(timer));
             } else {
-                assertThat(headsRead.peek()).as(at).isEqualTo(flinks.peek());
-                assertThat(headsRead.isEmpty()).as(at).isEqualTo(flinks.isEmpty());
+                assertThat(actual.peek()).as(at).isEqualTo(flinks.peek());
+                assertThat(actual.isEmpty()).as(at).isEqualTo(flinks.isEmpty());
             }
         }
         List<TimerHeapInternalTimer<Long, VoidNamespace>> rest = drain(flinks);
         assertThat(rest).as("the test leaves timers to drain").isNotEmpty();
-        assertThat(drain(headsRead)).isEqualTo(rest);
+        assertThat(drain(actual)).isEqualTo(rest);
     }
 
     @Test

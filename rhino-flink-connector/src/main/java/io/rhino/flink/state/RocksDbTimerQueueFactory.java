@@ -255,8 +255,10 @@ final class RocksDbTimerQueueFactory {
             long start = System.nanoTime();
             TimerQueueHeads.KeyGroupHeads known =
                     usable(name, shipped.of(name), range, prefixBytes);
-            long soughtBefore = SOUGHT.sum();
-            byte[][] heads = headsOf(rocksDb, column, read, writes, range, prefixBytes, known);
+            int[] sought = {0};
+            byte[][] heads =
+                    headsOf(rocksDb, column, read, writes, range, prefixBytes, known, sought);
+            SOUGHT.add(sought[0]);
             LOG.debug(
                     "Read the heads of timer queue {} in {} key groups in {} ms ({} shipped, {}"
                             + " sought in RocksDB)",
@@ -264,7 +266,7 @@ final class RocksDbTimerQueueFactory {
                     heads.length,
                     (System.nanoTime() - start) / 1_000_000,
                     known == null ? 0 : known.known().cardinality(),
-                    SOUGHT.sum() - soughtBefore);
+                    sought[0]);
             int firstKeyGroup = range.getStartKeyGroup();
             int size = cacheSize.getInt(factory);
             // the arguments of a key group's set between its key group and its cache
@@ -389,7 +391,9 @@ final class RocksDbTimerQueueFactory {
         /**
          * The first entry of each key group of the range in the column family (null where there is
          * none): those {@code known} holds taken from it, the others read with one iterator, a seek
-         * per key group and none for key groups that a seek passed.
+         * per key group and none for key groups that a seek passed; counts the seeks in {@code
+         * sought[0]} (this creation's own, unlike {@code SOUGHT}, which concurrent creations
+         * share).
          */
         private static byte[][] headsOf(
                 RocksDB db,
@@ -398,7 +402,8 @@ final class RocksDbTimerQueueFactory {
                 RocksDBWriteBatchWrapper writes,
                 KeyGroupRange range,
                 int prefixBytes,
-                TimerQueueHeads.KeyGroupHeads known) {
+                TimerQueueHeads.KeyGroupHeads known,
+                int[] sought) {
             byte[][] heads = new byte[range.getNumberOfKeyGroups()][];
             int first = range.getStartKeyGroup();
             BitSet toSeek = new BitSet(heads.length);
@@ -428,7 +433,7 @@ final class RocksDbTimerQueueFactory {
                     if (keyGroup < nextWithEntry) {
                         continue; // a seek passed it: it holds no entry
                     }
-                    SOUGHT.increment();
+                    sought[0]++;
                     iterator.seek(prefixOf(keyGroup, prefixBytes));
                     if (!iterator.isValid()) {
                         break;

@@ -81,10 +81,6 @@ final class TimerQueueHeads {
             return heads.length;
         }
 
-        boolean isKnown(int keyGroup) {
-            return known.get(keyGroup - firstKeyGroup);
-        }
-
         byte[] head(int keyGroup) {
             return heads[keyGroup - firstKeyGroup];
         }
@@ -93,10 +89,6 @@ final class TimerQueueHeads {
     /** The queue's heads, or null if none were shipped for it. */
     KeyGroupHeads of(String queue) {
         return byQueue.get(queue);
-    }
-
-    boolean isEmpty() {
-        return byQueue.isEmpty();
     }
 
     /** Writes them into the export's RocksDB directory {@code db}. */

@@ -166,7 +166,11 @@ final class VnodeFileRegistry {
         savepoints.add(checkpointId);
     }
 
-    /** Notes a completed checkpoint and forgets the files only older ones used. */
+    /**
+     * Notes a completed checkpoint and forgets the files only older ones used. Inherited files not
+     * yet claimed by a snapshot stay: a vnode that comes back brings files this backend knew from
+     * before it left, and the checkpoint completing now may have snapshotted without it.
+     */
     synchronized void checkpointCompleted(long checkpointId) {
         if (savepoints.contains(checkpointId)) {
             return;
@@ -182,7 +186,7 @@ final class VnodeFileRegistry {
         if (obsolete.isEmpty()) {
             return;
         }
-        Set<PhysicalStateHandleID> stillUsed = new HashSet<>();
+        Set<PhysicalStateHandleID> stillUsed = new HashSet<>(inherited);
         filesBySnapshot.tailMap(oldestKept, true).values().forEach(stillUsed::addAll);
         // restored files are only known as long as no snapshot of this backend replaced them
         restored.removeIf(id -> !stillUsed.contains(id) && handleById.remove(id) != null);

@@ -168,4 +168,44 @@ class VnodeFileRegistryTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("x.sst");
     }
+
+    @Test
+    void aVnodeThatComesBackKeepsItsInheritedFilesWhenACheckpointWithoutItCompletes()
+            throws Exception {
+        // Found by RhinoHandoverITCase: a vnode moved 0 -> 1 -> 0 within a second. Its files were
+        // known here from before it left; the checkpoint that completed after it came back (its
+        // snapshot ran while the vnode was away) made the registry forget them, and the next
+        // checkpoint was declined.
+        VnodeFileRegistry registry = new VnodeFileRegistry(1);
+        FileStateHandle a = file("a.sst");
+        KeyedStateHandle first =
+                registry.resolve(
+                        snapshot(
+                                1,
+                                List.of(HandleAndLocalPath.of(a, "1.sst")),
+                                file("p1"),
+                                file("m1")));
+        registry.registerSnapshot(1, List.of(first));
+        registry.checkpointCompleted(1);
+
+        // the vnode moved away: checkpoint 2's snapshot does not include it
+        registry.snapshotStarted(2);
+        registry.registerSnapshot(2, List.of());
+        // it comes back with the same file before checkpoint 2 completes
+        registry.registerInherited(
+                new UploadedFiles(1, List.of(HandleAndLocalPath.of(a, "1.sst"))));
+        registry.checkpointCompleted(2);
+
+        registry.snapshotStarted(3);
+        KeyedStateHandle third =
+                registry.resolve(
+                        snapshot(
+                                3,
+                                List.of(HandleAndLocalPath.of(placeholder(a), "1.sst")),
+                                file("p3"),
+                                file("m3")));
+        assertThat(((IncrementalRemoteKeyedStateHandle) third).getSharedState().get(0).getHandle())
+                .as("the inherited upload, still known")
+                .isEqualTo(a);
+    }
 }

@@ -14,7 +14,7 @@
 
 package io.rhino.flink.routing;
 
-import java.lang.reflect.AccessibleObject;
+import io.rhino.flink.state.FlinkMembers;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -183,7 +183,7 @@ final class ProcessingTimerWakeup {
 
     private static Field field(Class<?> owner, String name) {
         try {
-            return accessible(owner.getDeclaredField(name));
+            return FlinkMembers.field(owner, name);
         } catch (NoSuchFieldException | RuntimeException e) {
             throw missing(owner.getName() + "." + name, e);
         }
@@ -191,15 +191,10 @@ final class ProcessingTimerWakeup {
 
     private static Method method(Class<?> owner, String name, Class<?>... parameters) {
         try {
-            return accessible(owner.getDeclaredMethod(name, parameters));
+            return FlinkMembers.method(owner, name, parameters);
         } catch (NoSuchMethodException | RuntimeException e) {
             throw missing(owner.getName() + "." + name + "()", e);
         }
-    }
-
-    private static <T extends AccessibleObject> T accessible(T member) {
-        member.setAccessible(true);
-        return member;
     }
 
     private static IllegalStateException missing(String member, Exception cause) {

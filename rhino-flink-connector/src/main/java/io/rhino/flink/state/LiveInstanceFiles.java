@@ -14,6 +14,8 @@
 
 package io.rhino.flink.state;
 
+import static io.rhino.flink.state.FlinkMembers.field;
+
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +27,7 @@ import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
 import org.apache.flink.state.rocksdb.snapshot.RocksDBSnapshotStrategyBase;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
 
 /**
  * The files of a vnode's running RocksDB instance, taken as a RocksDB checkpoint: hard links to the
@@ -59,6 +62,22 @@ public final class LiveInstanceFiles {
         RocksDB db = (RocksDB) DB.get(rocksdb);
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
             checkpoint.createCheckpoint(directory.toString());
+        }
+    }
+
+    /**
+     * Bytes in the instance's memtables, over all its column families: what a RocksDB checkpoint of
+     * it flushes first (Flink writes without a write-ahead log). -1 where it cannot be read.
+     */
+    public static long memtableBytes(CheckpointableKeyedStateBackend<?> vnodeBackend) {
+        if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
+            return -1;
+        }
+        try {
+            return ((RocksDB) DB.get(rocksdb))
+                    .getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables");
+        } catch (ReflectiveOperationException | RocksDBException e) {
+            return -1;
         }
     }
 
@@ -115,12 +134,6 @@ public final class LiveInstanceFiles {
                                         .resolve(name));
     }
 
-    private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
-        Field field = owner.getDeclaredField(name);
-        field.setAccessible(true);
-        return field;
-    }
-
     /** Live SST bytes plus memtable bytes of the instance, or -1 if RocksDB cannot tell. */
     static long stateBytes(CheckpointableKeyedStateBackend<?> vnodeBackend) {
         if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
@@ -137,9 +150,7 @@ public final class LiveInstanceFiles {
 
     private static Field dbField() {
         try {
-            Field field = RocksDBKeyedStateBackend.class.getDeclaredField("db");
-            field.setAccessible(true);
-            return field;
+            return field(RocksDBKeyedStateBackend.class, "db");
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException(
                     "Rhino needs the field RocksDBKeyedStateBackend.db of Flink 2.2 to export"

@@ -14,6 +14,9 @@
 
 package io.rhino.flink.state;
 
+import static io.rhino.flink.state.FlinkMembers.accessible;
+import static io.rhino.flink.state.FlinkMembers.field;
+
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
@@ -456,15 +459,6 @@ final class RocksDbTimerQueueFactory {
                 prefix[i] = (byte) value;
             }
             return prefix;
-        }
-
-        private static Field field(Class<?> owner, String name) throws NoSuchFieldException {
-            return accessible(owner.getDeclaredField(name));
-        }
-
-        private static <M extends java.lang.reflect.AccessibleObject> M accessible(M member) {
-            member.setAccessible(true);
-            return member;
         }
     }
 }

@@ -27,6 +27,8 @@ import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.SavepointResources;
 import org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Exports one vnode without copying its data: a RocksDB checkpoint of the running instance (hard
@@ -47,6 +49,7 @@ import org.apache.flink.runtime.state.UncompressedStreamCompressionDecorator;
  */
 final class VnodeExporter {
 
+    private static final Logger LOG = LoggerFactory.getLogger(VnodeExporter.class);
     private static final String DB_DIR = "db";
     private static final String METADATA_FILE = "metadata";
 
@@ -67,19 +70,40 @@ final class VnodeExporter {
         Files.createDirectories(directory);
         Path db = directory.resolve(DB_DIR);
         Path metadata = directory.resolve(METADATA_FILE);
+        long start = System.nanoTime();
         // flushes Flink's write batch and describes the instance's states
         SavepointResources<?> resources = vnodeBackend.savepoint();
         FullSnapshotResources<?> described = resources.getSnapshotResources();
+        long memtableBytes = LiveInstanceFiles.memtableBytes(vnodeBackend);
+        long batchFlushed = System.nanoTime();
+        long checkpointed;
         try {
             LiveInstanceFiles.checkpoint(vnodeBackend, db);
+            checkpointed = System.nanoTime();
             timerHeads.writeInto(db);
             writeMetadata(described, metadata);
         } finally {
             described.release();
         }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug(
+                    "Exported vnode {} in {} ms: write batch and state descriptions {} ms, RocksDB"
+                            + " checkpoint {} ms (memtables of {} bytes to flush), timer heads and"
+                            + " metadata {} ms",
+                    vnode,
+                    millisSince(start),
+                    (batchFlushed - start) / 1_000_000,
+                    (checkpointed - batchFlushed) / 1_000_000,
+                    memtableBytes,
+                    millisSince(checkpointed));
+        }
         IncrementalLocalKeyedStateHandle handle =
                 VnodeExport.localHandle(db, metadata, keyGroupRange, uploaded.presentIn(db));
         return new VnodeExport(vnode, directory, handle, copiedBytes(db));
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
     }
 
     /** Flink's metadata of an incremental RocksDB snapshot: the state descriptions. */

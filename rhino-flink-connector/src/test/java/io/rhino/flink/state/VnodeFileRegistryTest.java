@@ -61,6 +61,12 @@ class VnodeFileRegistryTest {
                 meta);
     }
 
+    /** The registry's resolution of checkpoint {@code id}'s snapshot sharing {@code shared}. */
+    private KeyedStateHandle resolve(
+            VnodeFileRegistry registry, long id, HandleAndLocalPath... shared) throws Exception {
+        return registry.resolve(snapshot(id, List.of(shared), file("p" + id), file("m" + id)));
+    }
+
     private boolean exists(FileStateHandle handle) {
         return Files.exists(java.nio.file.Path.of(handle.getFilePath().toUri()));
     }
@@ -72,23 +78,14 @@ class VnodeFileRegistryTest {
         FileStateHandle a = file("a.sst");
         FileStateHandle b = file("b.sst");
 
-        KeyedStateHandle first =
-                registry.resolve(
-                        snapshot(
-                                1,
-                                List.of(HandleAndLocalPath.of(a, "1.sst")),
-                                file("p1"),
-                                file("m1")));
+        KeyedStateHandle first = resolve(registry, 1, HandleAndLocalPath.of(a, "1.sst"));
         registry.registerSnapshot(1, List.of(first));
         KeyedStateHandle second =
-                registry.resolve(
-                        snapshot(
-                                2,
-                                List.of(
-                                        HandleAndLocalPath.of(placeholder(a), "1.sst"),
-                                        HandleAndLocalPath.of(b, "2.sst")),
-                                file("p2"),
-                                file("m2")));
+                resolve(
+                        registry,
+                        2,
+                        HandleAndLocalPath.of(placeholder(a), "1.sst"),
+                        HandleAndLocalPath.of(b, "2.sst"));
         registry.registerSnapshot(2, List.of(second));
         assertThat(((IncrementalRemoteKeyedStateHandle) second).getSharedState().get(0).getHandle())
                 .as("placeholder replaced by the upload of checkpoint 1")
@@ -97,12 +94,7 @@ class VnodeFileRegistryTest {
         registry.checkpointCompleted(2);
 
         KeyedStateHandle third =
-                registry.resolve(
-                        snapshot(
-                                3,
-                                List.of(HandleAndLocalPath.of(placeholder(b), "2.sst")),
-                                file("p3"),
-                                file("m3")));
+                resolve(registry, 3, HandleAndLocalPath.of(placeholder(b), "2.sst"));
         registry.registerSnapshot(3, List.of(third));
         registry.checkpointCompleted(3);
         assertThat(registry.knownFiles()).as("a.sst, only used by subsumed checkpoints").isOne();
@@ -110,15 +102,7 @@ class VnodeFileRegistryTest {
                 .as("Flink deletes vnode files, not the backend")
                 .allMatch(this::exists);
         assertThatThrownBy(
-                        () ->
-                                registry.resolve(
-                                        snapshot(
-                                                4,
-                                                List.of(
-                                                        HandleAndLocalPath.of(
-                                                                placeholder(a), "1.sst")),
-                                                file("p4"),
-                                                file("m4"))))
+                        () -> resolve(registry, 4, HandleAndLocalPath.of(placeholder(a), "1.sst")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("1.sst");
     }
@@ -137,17 +121,12 @@ class VnodeFileRegistryTest {
                                 file("rm"))));
 
         KeyedStateHandle sixth =
-                registry.resolve(
-                        snapshot(
-                                6,
-                                List.of(HandleAndLocalPath.of(placeholder(restored), "9.sst")),
-                                file("p6"),
-                                file("m6")));
+                resolve(registry, 6, HandleAndLocalPath.of(placeholder(restored), "9.sst"));
         assertThat(((IncrementalRemoteKeyedStateHandle) sixth).getSharedState().get(0).getHandle())
                 .isEqualTo(restored);
         registry.registerSnapshot(6, List.of(sixth));
         registry.checkpointCompleted(6);
-        KeyedStateHandle seventh = registry.resolve(snapshot(7, List.of(), file("p7"), file("m7")));
+        KeyedStateHandle seventh = resolve(registry, 7);
         registry.registerSnapshot(7, List.of(seventh));
         registry.checkpointCompleted(7);
         assertThat(registry.knownFiles())
@@ -157,14 +136,10 @@ class VnodeFileRegistryTest {
 
         assertThatThrownBy(
                         () ->
-                                registry.resolve(
-                                        snapshot(
-                                                8,
-                                                List.of(
-                                                        HandleAndLocalPath.of(
-                                                                placeholder(file("x")), "x.sst")),
-                                                file("p8"),
-                                                file("m8"))))
+                                resolve(
+                                        registry,
+                                        8,
+                                        HandleAndLocalPath.of(placeholder(file("x")), "x.sst")))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("x.sst");
     }
@@ -178,13 +153,7 @@ class VnodeFileRegistryTest {
         // checkpoint was declined.
         VnodeFileRegistry registry = new VnodeFileRegistry(1);
         FileStateHandle a = file("a.sst");
-        KeyedStateHandle first =
-                registry.resolve(
-                        snapshot(
-                                1,
-                                List.of(HandleAndLocalPath.of(a, "1.sst")),
-                                file("p1"),
-                                file("m1")));
+        KeyedStateHandle first = resolve(registry, 1, HandleAndLocalPath.of(a, "1.sst"));
         registry.registerSnapshot(1, List.of(first));
         registry.checkpointCompleted(1);
 
@@ -198,12 +167,7 @@ class VnodeFileRegistryTest {
 
         registry.snapshotStarted(3);
         KeyedStateHandle third =
-                registry.resolve(
-                        snapshot(
-                                3,
-                                List.of(HandleAndLocalPath.of(placeholder(a), "1.sst")),
-                                file("p3"),
-                                file("m3")));
+                resolve(registry, 3, HandleAndLocalPath.of(placeholder(a), "1.sst"));
         assertThat(((IncrementalRemoteKeyedStateHandle) third).getSharedState().get(0).getHandle())
                 .as("the inherited upload, still known")
                 .isEqualTo(a);

@@ -46,6 +46,7 @@ import org.rocksdb.RocksDBException;
 public final class LiveInstanceFiles {
 
     private static final Field DB = dbField();
+    private static final String MEMTABLE_BYTES = "rocksdb.cur-size-all-mem-tables";
 
     private LiveInstanceFiles() {}
 
@@ -70,15 +71,7 @@ public final class LiveInstanceFiles {
      * it flushes first (Flink writes without a write-ahead log). -1 where it cannot be read.
      */
     public static long memtableBytes(CheckpointableKeyedStateBackend<?> vnodeBackend) {
-        if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
-            return -1;
-        }
-        try {
-            return ((RocksDB) DB.get(rocksdb))
-                    .getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables");
-        } catch (ReflectiveOperationException | RocksDBException e) {
-            return -1;
-        }
+        return sumOf(vnodeBackend, MEMTABLE_BYTES);
     }
 
     /**
@@ -136,14 +129,23 @@ public final class LiveInstanceFiles {
 
     /** Live SST bytes plus memtable bytes of the instance, or -1 if RocksDB cannot tell. */
     static long stateBytes(CheckpointableKeyedStateBackend<?> vnodeBackend) {
+        return sumOf(vnodeBackend, "rocksdb.live-sst-files-size", MEMTABLE_BYTES);
+    }
+
+    /** The sum of RocksDB properties over all column families, or -1 if RocksDB cannot tell. */
+    private static long sumOf(
+            CheckpointableKeyedStateBackend<?> vnodeBackend, String... properties) {
         if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
             return -1;
         }
         try {
             RocksDB db = (RocksDB) DB.get(rocksdb);
-            return db.getAggregatedLongProperty("rocksdb.live-sst-files-size")
-                    + db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables");
-        } catch (Exception e) {
+            long sum = 0;
+            for (String property : properties) {
+                sum += db.getAggregatedLongProperty(property);
+            }
+            return sum;
+        } catch (ReflectiveOperationException | RocksDBException | RuntimeException e) {
             return -1;
         }
     }

@@ -74,7 +74,8 @@ final class VnodeExporter {
         // flushes Flink's write batch and describes the instance's states
         SavepointResources<?> resources = vnodeBackend.savepoint();
         FullSnapshotResources<?> described = resources.getSnapshotResources();
-        long memtableBytes = LiveInstanceFiles.memtableBytes(vnodeBackend);
+        long memtableBytes =
+                LOG.isDebugEnabled() ? LiveInstanceFiles.memtableBytes(vnodeBackend) : -1;
         long batchFlushed = System.nanoTime();
         long checkpointed;
         try {

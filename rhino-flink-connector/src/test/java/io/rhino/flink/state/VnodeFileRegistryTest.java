@@ -163,12 +163,15 @@ class VnodeFileRegistryTest {
         // it comes back with the same file before checkpoint 2 completes
         registry.registerInherited(
                 new UploadedFiles(1, List.of(HandleAndLocalPath.of(a, "1.sst"))));
+        // a savepoint (its snapshot uploads every file, so it claims none) completes around it
+        registry.registerSavepoint(3);
         registry.checkpointCompleted(2);
+        registry.checkpointCompleted(3);
 
-        registry.snapshotStarted(3);
-        KeyedStateHandle third =
-                resolve(registry, 3, HandleAndLocalPath.of(placeholder(a), "1.sst"));
-        assertThat(((IncrementalRemoteKeyedStateHandle) third).getSharedState().get(0).getHandle())
+        registry.snapshotStarted(4);
+        KeyedStateHandle fourth =
+                resolve(registry, 4, HandleAndLocalPath.of(placeholder(a), "1.sst"));
+        assertThat(((IncrementalRemoteKeyedStateHandle) fourth).getSharedState().get(0).getHandle())
                 .as("the inherited upload, still known")
                 .isEqualTo(a);
     }

@@ -314,6 +314,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             .gauge("rhinoVnodesRestoredFromLocalCopies", () -> locally);
                 }
                 backend.restoredFrom(restored.replicaHolders());
+                backend.startTimerQueuesFrom(restored.timerHeadsByVnode());
                 files.registerRestored(
                         restored.handlesByVnode().values().stream().flatMap(List::stream).toList());
             }

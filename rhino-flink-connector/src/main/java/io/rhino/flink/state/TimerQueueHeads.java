@@ -16,6 +16,8 @@ package io.rhino.flink.state;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -35,15 +37,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The first timer of each key group of a vnode's timer queues, as a handover's origin holds them in
- * memory when it exports the vnode. The target creates its timer queues from them instead of
- * seeking every key group's first timer in a RocksDB instance whose blocks are not cached yet (see
- * {@link RocksDbTimerQueueFactory}).
+ * The first timer of each key group of a vnode's timer queues, as the queues' caches hold them. A
+ * subtask that installs the vnode creates its timer queues from them instead of seeking every key
+ * group's first timer in a RocksDB instance whose blocks are not cached yet (see {@link
+ * RocksDbTimerQueueFactory}). Two paths carry them:
  *
- * <p>The file lies in the export's RocksDB directory, so that every state transfer ships it with
- * the RocksDB files; the target takes it out before it restores the instance. It is checksummed: a
- * file that does not read back whole is ignored with a warning, and the target reads the heads from
- * RocksDB as it would without it.
+ * <ul>
+ *   <li>a handover: the origin writes them as a file into the export's RocksDB directory, so that
+ *       every state transfer ships it with the RocksDB files; the target takes it out before it
+ *       restores the instance;
+ *   <li>a checkpoint: the synchronous part reads them, and the {@link VnodeManifest} stores them
+ *       beside the vnode's handle, for a restore (failover, local recovery, replicas, a native
+ *       savepoint) to create the queues from.
+ * </ul>
+ *
+ * <p>They are checksummed: heads that do not read back whole are ignored with a warning, and the
+ * queues read their heads from RocksDB as they would without them.
  */
 final class TimerQueueHeads {
 
@@ -96,35 +105,77 @@ final class TimerQueueHeads {
         if (byQueue.isEmpty()) {
             return;
         }
-        CRC32 checksum = new CRC32();
         try (OutputStream file = Files.newOutputStream(db.resolve(FILE_NAME))) {
             BufferedOutputStream buffered = new BufferedOutputStream(file);
-            DataOutputStream out =
-                    new DataOutputStream(new CheckedOutputStream(buffered, checksum));
-            out.writeInt(FORMAT);
-            out.writeInt(byQueue.size());
-            for (Map.Entry<String, KeyGroupHeads> queue : byQueue.entrySet()) {
-                KeyGroupHeads heads = queue.getValue();
-                out.writeUTF(queue.getKey());
-                out.writeInt(heads.firstKeyGroup());
-                out.writeInt(heads.numberOfKeyGroups());
-                for (int i = 0; i < heads.numberOfKeyGroups(); i++) {
-                    byte[] head = heads.heads()[i];
-                    if (!heads.known().get(i)) {
-                        out.writeByte(UNKNOWN);
-                    } else if (head == null) {
-                        out.writeByte(EMPTY);
-                    } else {
-                        out.writeByte(HEAD);
-                        out.writeInt(head.length);
-                        out.write(head);
-                    }
-                }
-            }
-            out.flush();
-            new DataOutputStream(buffered).writeLong(checksum.getValue());
+            write(buffered);
             buffered.flush();
         }
+    }
+
+    /** Whether they hold no queue's heads. */
+    boolean isEmpty() {
+        return byQueue.isEmpty();
+    }
+
+    /** These heads without those of {@code queue}. */
+    TimerQueueHeads without(String queue) {
+        if (!byQueue.containsKey(queue)) {
+            return this;
+        }
+        Map<String, KeyGroupHeads> rest = new LinkedHashMap<>(byQueue);
+        rest.remove(queue);
+        return rest.isEmpty() ? NONE : new TimerQueueHeads(rest);
+    }
+
+    /** Their checksummed serialized form, as {@link #fromBytes} reads it. */
+    byte[] toBytes() throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        write(bytes);
+        return bytes.toByteArray();
+    }
+
+    /**
+     * Reads heads serialized by {@link #toBytes}: none, with a warning naming {@code source}, if
+     * they do not read back whole.
+     */
+    static TimerQueueHeads fromBytes(byte[] bytes, String source) {
+        try {
+            return read(new ByteArrayInputStream(bytes));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn(
+                    "Ignoring the timer queue heads of {} ({}); the timer queues read their first"
+                            + " timers from RocksDB instead",
+                    source,
+                    e.toString());
+            return NONE;
+        }
+    }
+
+    private void write(OutputStream stream) throws IOException {
+        CRC32 checksum = new CRC32();
+        DataOutputStream out = new DataOutputStream(new CheckedOutputStream(stream, checksum));
+        out.writeInt(FORMAT);
+        out.writeInt(byQueue.size());
+        for (Map.Entry<String, KeyGroupHeads> queue : byQueue.entrySet()) {
+            KeyGroupHeads heads = queue.getValue();
+            out.writeUTF(queue.getKey());
+            out.writeInt(heads.firstKeyGroup());
+            out.writeInt(heads.numberOfKeyGroups());
+            for (int i = 0; i < heads.numberOfKeyGroups(); i++) {
+                byte[] head = heads.heads()[i];
+                if (!heads.known().get(i)) {
+                    out.writeByte(UNKNOWN);
+                } else if (head == null) {
+                    out.writeByte(EMPTY);
+                } else {
+                    out.writeByte(HEAD);
+                    out.writeInt(head.length);
+                    out.write(head);
+                }
+            }
+        }
+        out.flush();
+        new DataOutputStream(stream).writeLong(checksum.getValue());
     }
 
     /**
@@ -155,48 +206,52 @@ final class TimerQueueHeads {
     }
 
     private static TimerQueueHeads read(Path file) throws IOException {
-        CRC32 checksum = new CRC32();
         try (InputStream stream = new BufferedInputStream(Files.newInputStream(file))) {
-            DataInputStream in = new DataInputStream(new CheckedInputStream(stream, checksum));
-            int format = in.readInt();
-            if (format != FORMAT) {
-                throw new IOException("unknown format " + Integer.toHexString(format));
-            }
-            int queues = in.readInt();
-            Map<String, KeyGroupHeads> byQueue = new LinkedHashMap<>();
-            for (int q = 0; q < queues; q++) {
-                String name = in.readUTF();
-                int firstKeyGroup = in.readInt();
-                int keyGroups = in.readInt();
-                if (keyGroups < 0 || keyGroups > 32_768) {
-                    throw new IOException("queue " + name + " has " + keyGroups + " key groups");
-                }
-                byte[][] heads = new byte[keyGroups][];
-                BitSet known = new BitSet(keyGroups);
-                for (int i = 0; i < keyGroups; i++) {
-                    byte kind = in.readByte();
-                    if (kind == HEAD) {
-                        int length = in.readInt();
-                        if (length < 0 || length > 1 << 20) {
-                            throw new IOException("a head of " + length + " bytes");
-                        }
-                        heads[i] = in.readNBytes(length);
-                        if (heads[i].length != length) {
-                            throw new IOException("the file ends inside a head");
-                        }
-                    } else if (kind != EMPTY && kind != UNKNOWN) {
-                        throw new IOException("unknown entry kind " + kind);
-                    }
-                    known.set(i, kind != UNKNOWN);
-                }
-                byQueue.put(name, new KeyGroupHeads(firstKeyGroup, heads, known));
-            }
-            long computed = checksum.getValue();
-            long stored = new DataInputStream(stream).readLong();
-            if (computed != stored) {
-                throw new IOException("checksum mismatch");
-            }
-            return new TimerQueueHeads(byQueue);
+            return read(stream);
         }
+    }
+
+    private static TimerQueueHeads read(InputStream stream) throws IOException {
+        CRC32 checksum = new CRC32();
+        DataInputStream in = new DataInputStream(new CheckedInputStream(stream, checksum));
+        int format = in.readInt();
+        if (format != FORMAT) {
+            throw new IOException("unknown format " + Integer.toHexString(format));
+        }
+        int queues = in.readInt();
+        Map<String, KeyGroupHeads> byQueue = new LinkedHashMap<>();
+        for (int q = 0; q < queues; q++) {
+            String name = in.readUTF();
+            int firstKeyGroup = in.readInt();
+            int keyGroups = in.readInt();
+            if (keyGroups < 0 || keyGroups > 32_768) {
+                throw new IOException("queue " + name + " has " + keyGroups + " key groups");
+            }
+            byte[][] heads = new byte[keyGroups][];
+            BitSet known = new BitSet(keyGroups);
+            for (int i = 0; i < keyGroups; i++) {
+                byte kind = in.readByte();
+                if (kind == HEAD) {
+                    int length = in.readInt();
+                    if (length < 0 || length > 1 << 20) {
+                        throw new IOException("a head of " + length + " bytes");
+                    }
+                    heads[i] = in.readNBytes(length);
+                    if (heads[i].length != length) {
+                        throw new IOException("the heads end inside a head");
+                    }
+                } else if (kind != EMPTY && kind != UNKNOWN) {
+                    throw new IOException("unknown entry kind " + kind);
+                }
+                known.set(i, kind != UNKNOWN);
+            }
+            byQueue.put(name, new KeyGroupHeads(firstKeyGroup, heads, known));
+        }
+        long computed = checksum.getValue();
+        long stored = new DataInputStream(stream).readLong();
+        if (computed != stored) {
+            throw new IOException("checksum mismatch");
+        }
+        return new TimerQueueHeads(byQueue);
     }
 }

@@ -125,7 +125,8 @@ public final class VnodeKeyedStateBackend<K>
                         subtaskKeyGroups,
                         subtaskIndex,
                         parallelism,
-                        layout.numKeyGroups());
+                        layout.numKeyGroups(),
+                        states::cachedTimerHeadsOf);
     }
 
     // ------------------------------------------------------------------ vnode lifecycle
@@ -136,6 +137,15 @@ public final class VnodeKeyedStateBackend<K>
      */
     public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom) throws Exception {
         install(vnode, restoreFrom, UploadedFiles.NONE, TimerQueueHeads.NONE);
+    }
+
+    /**
+     * Lets the restored vnodes create their timer queues from the first timers their checkpoint
+     * stored instead of seeking each key group's in RocksDB; call after installing them, before the
+     * operator creates its timer queues.
+     */
+    void startTimerQueuesFrom(Map<Integer, TimerQueueHeads> restored) {
+        states.startQueuesFrom(restored);
     }
 
     /**

@@ -47,22 +47,29 @@ record VnodeManifest(
         long checkpointId,
         SortedMap<Integer, KeyedStateHandle> handleByVnode,
         SortedSet<Integer> emptyVnodes,
-        List<String> replicaHolders) {
+        List<String> replicaHolders,
+        SortedMap<Integer, TimerQueueHeads> timerHeadsByVnode) {
 
     static final int MAGIC = 0x52484E4F; // "RHNO"
 
     /**
-     * Version 3 names the replication services that hold every vnode's replica of the checkpoint;
-     * version 2 lists the empty vnodes and stores files in the manifest's own directory relative to
-     * it; older manifests (version 1: all paths absolute, no empty vnodes) are still read.
+     * Version 4 stores the first timer of each key group of a vnode's timer queues as of the
+     * checkpoint ({@link TimerQueueHeads}); version 3 names the replication services that hold
+     * every vnode's replica of the checkpoint; version 2 lists the empty vnodes and stores files in
+     * the manifest's own directory relative to it; older manifests (version 1: all paths absolute,
+     * no empty vnodes) are still read.
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     VnodeManifest {
         handleByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(handleByVnode));
         emptyVnodes = Collections.unmodifiableSortedSet(new TreeSet<>(emptyVnodes));
         replicaHolders = List.copyOf(replicaHolders);
+        timerHeadsByVnode = Collections.unmodifiableSortedMap(new TreeMap<>(timerHeadsByVnode));
     }
+
+    /** The cap on one vnode's serialized timer heads: 32,768 key groups of 2 KB heads. */
+    private static final int MAX_TIMER_HEADS_BYTES = 64 << 20;
 
     /** Every vnode the subtask owned, with the handles to restore it from (none if empty). */
     SortedMap<Integer, List<KeyedStateHandle>> restoreHandlesByVnode() {
@@ -93,6 +100,13 @@ record VnodeManifest(
         out.writeInt(replicaHolders.size());
         for (String holder : replicaHolders) {
             out.writeUTF(holder);
+        }
+        out.writeInt(timerHeadsByVnode.size());
+        for (Map.Entry<Integer, TimerQueueHeads> entry : timerHeadsByVnode.entrySet()) {
+            byte[] heads = entry.getValue().toBytes();
+            out.writeInt(entry.getKey());
+            out.writeInt(heads.length);
+            out.write(heads);
         }
         out.flush();
     }
@@ -164,6 +178,28 @@ record VnodeManifest(
                 replicaHolders.add(in.readUTF());
             }
         }
+        SortedMap<Integer, TimerQueueHeads> timerHeads = new TreeMap<>();
+        if (version >= 4) {
+            int vnodes = in.readInt();
+            if (vnodes < 0 || vnodes > numVnodes) {
+                throw new IOException(
+                        "Corrupt Rhino vnode manifest: timer heads of " + vnodes + " vnodes");
+            }
+            for (int i = 0; i < vnodes; i++) {
+                int vnode = in.readInt();
+                int length = in.readInt();
+                if (length < 0 || length > MAX_TIMER_HEADS_BYTES) {
+                    throw new IOException(
+                            "Corrupt Rhino vnode manifest: timer heads of " + length + " bytes");
+                }
+                byte[] heads = new byte[length];
+                in.readFully(heads);
+                timerHeads.put(
+                        vnode,
+                        TimerQueueHeads.fromBytes(
+                                heads, "vnode " + vnode + " in checkpoint " + checkpointId));
+            }
+        }
         return new VnodeManifest(
                 subtaskIndex,
                 parallelism,
@@ -172,6 +208,7 @@ record VnodeManifest(
                 checkpointId,
                 handles,
                 emptyVnodes,
-                replicaHolders);
+                replicaHolders,
+                timerHeads);
     }
 }

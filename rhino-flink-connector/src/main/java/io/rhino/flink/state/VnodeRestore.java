@@ -46,12 +46,15 @@ final class VnodeRestore {
      * @param localCopyByVnode where Flink's task-local recovery kept a vnode's copy on this
      *     TaskManager, when Flink restores the subtask from it ({@link TaskLocalVnodes})
      * @param heldByChain where the replica chain held those vnodes' files
+     * @param timerHeadsByVnode the first timers of the vnodes' timer queues as of the checkpoint
+     *     (none for a canonical savepoint or a checkpoint of an earlier version)
      */
     record Restored(
             Map<Integer, List<KeyedStateHandle>> handlesByVnode,
             List<String> replicaHolders,
             Map<Integer, Path> localCopyByVnode,
-            Map<Integer, VnodeReplication.HeldReplica> heldByChain) {}
+            Map<Integer, VnodeReplication.HeldReplica> heldByChain,
+            Map<Integer, TimerQueueHeads> timerHeadsByVnode) {}
 
     /** What the subtask restores, or null when it starts without state. */
     static Restored read(
@@ -68,6 +71,7 @@ final class VnodeRestore {
         Set<String> holders = new LinkedHashSet<>();
         Map<Integer, Path> localCopies = new TreeMap<>();
         Map<Integer, VnodeReplication.HeldReplica> heldByChain = new TreeMap<>();
+        Map<Integer, TimerQueueHeads> timerHeads = new TreeMap<>();
         for (KeyedStateHandle handle : handles) {
             if (CanonicalSavepoints.isCanonical(handle)) {
                 handlesByVnode.putAll(
@@ -102,8 +106,10 @@ final class VnodeRestore {
             check(manifest, spec, subtaskIndex, parallelism);
             handlesByVnode.putAll(manifest.restoreHandlesByVnode());
             holders.addAll(manifest.replicaHolders());
+            timerHeads.putAll(manifest.timerHeadsByVnode());
         }
-        return new Restored(handlesByVnode, List.copyOf(holders), localCopies, heldByChain);
+        return new Restored(
+                handlesByVnode, List.copyOf(holders), localCopies, heldByChain, timerHeads);
     }
 
     private static void check(

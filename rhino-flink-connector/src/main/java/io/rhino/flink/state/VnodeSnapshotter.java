@@ -29,6 +29,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
+import java.util.function.IntFunction;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
@@ -44,6 +45,8 @@ import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 import org.apache.flink.util.concurrent.FutureUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Checkpoints a vnode backend: the synchronous part of every owned vnode's RocksDB snapshot runs in
@@ -53,6 +56,8 @@ import org.apache.flink.util.concurrent.FutureUtils;
  */
 final class VnodeSnapshotter<K> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(VnodeSnapshotter.class);
+
     private final VnodeBackends<K> backends;
     private final VnodeFileRegistry files;
     private final VnodeUploadHistory uploads;
@@ -61,6 +66,7 @@ final class VnodeSnapshotter<K> {
     private final int subtaskIndex;
     private final int parallelism;
     private final int numKeyGroups;
+    private final IntFunction<TimerQueueHeads> cachedTimerHeads;
     private final UUID backendIdentifier = UUID.randomUUID();
     private volatile VnodeReplication replication;
 
@@ -72,7 +78,8 @@ final class VnodeSnapshotter<K> {
             KeyGroupRange subtaskKeyGroups,
             int subtaskIndex,
             int parallelism,
-            int numKeyGroups) {
+            int numKeyGroups,
+            IntFunction<TimerQueueHeads> cachedTimerHeads) {
         this.backends = backends;
         this.files = files;
         this.uploads = uploads;
@@ -81,6 +88,7 @@ final class VnodeSnapshotter<K> {
         this.subtaskIndex = subtaskIndex;
         this.parallelism = parallelism;
         this.numKeyGroups = numKeyGroups;
+        this.cachedTimerHeads = cachedTimerHeads;
     }
 
     /** From now on, checkpoints are also replicated this way (null: not replicated). */
@@ -119,6 +127,9 @@ final class VnodeSnapshotter<K> {
         }
         disposal.lease(instances);
         VnodeReplication.Capture capture = null;
+        // as of this synchronous part, as the vnode snapshots are: a restore starts from them
+        SortedMap<Integer, TimerQueueHeads> timerHeads = new TreeMap<>();
+        long readingHeads = 0;
         try {
             Map<Integer, CheckpointableKeyedStateBackend<?>> byVnode = new LinkedHashMap<>();
             for (int vnode : backends.ownedVnodes()) {
@@ -128,7 +139,18 @@ final class VnodeSnapshotter<K> {
                                 .snapshot(
                                         checkpointId, timestamp, streamFactory, checkpointOptions));
                 byVnode.put(vnode, backends.get(vnode));
+                long start = System.nanoTime();
+                TimerQueueHeads heads = cachedTimerHeads.apply(vnode);
+                readingHeads += System.nanoTime() - start;
+                if (!heads.isEmpty()) {
+                    timerHeads.put(vnode, heads);
+                }
             }
+            LOG.debug(
+                    "Checkpoint {}: read the timer queues' first timers of {} vnodes in {} us",
+                    checkpointId,
+                    timerHeads.size(),
+                    readingHeads / 1000);
             if (!savepoint) {
                 uploads.started(checkpointId, byVnode.keySet());
             }
@@ -143,7 +165,7 @@ final class VnodeSnapshotter<K> {
             throw e;
         }
         return new ManifestFuture(
-                checkpointId, savepoint, futures, instances, streamFactory, capture);
+                checkpointId, savepoint, futures, instances, streamFactory, capture, timerHeads);
     }
 
     private static void cancelAndDiscard(
@@ -162,7 +184,8 @@ final class VnodeSnapshotter<K> {
             boolean savepoint,
             Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
             CheckpointStreamFactory streamFactory,
-            VnodeReplication.Capture capture)
+            VnodeReplication.Capture capture,
+            SortedMap<Integer, TimerQueueHeads> timerHeads)
             throws Exception {
         List<String> replicaHolders = List.of();
         // where the chain holds each vnode's files: seeds of a restore from a task-local copy
@@ -236,6 +259,9 @@ final class VnodeSnapshotter<K> {
                             uploads.finished(
                                     checkpointId, vnode, reportedByVnode.get(vnode), resolved));
         }
+        SortedMap<Integer, TimerQueueHeads> restorable = new TreeMap<>(timerHeads);
+        // a vnode without state restores empty: no heads to start from
+        restorable.keySet().retainAll(handleByVnode.keySet());
         VnodeManifest manifest =
                 new VnodeManifest(
                         subtaskIndex,
@@ -245,7 +271,8 @@ final class VnodeSnapshotter<K> {
                         checkpointId,
                         handleByVnode,
                         emptyVnodes,
-                        replicaHolders);
+                        replicaHolders,
+                        restorable);
         StreamStateHandle manifestHandle;
         try (CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
@@ -306,8 +333,17 @@ final class VnodeSnapshotter<K> {
                 Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
                 List<CheckpointableKeyedStateBackend<K>> instances,
                 CheckpointStreamFactory streamFactory,
-                VnodeReplication.Capture capture) {
-            super(() -> completeSnapshot(checkpointId, savepoint, futures, streamFactory, capture));
+                VnodeReplication.Capture capture,
+                SortedMap<Integer, TimerQueueHeads> timerHeads) {
+            super(
+                    () ->
+                            completeSnapshot(
+                                    checkpointId,
+                                    savepoint,
+                                    futures,
+                                    streamFactory,
+                                    capture,
+                                    timerHeads));
             this.checkpointId = checkpointId;
             this.futures = futures;
             this.instances = instances;

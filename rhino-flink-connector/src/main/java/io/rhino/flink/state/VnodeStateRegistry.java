@@ -15,6 +15,7 @@
 package io.rhino.flink.state;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.flink.api.common.state.State;
@@ -64,6 +65,12 @@ final class VnodeStateRegistry<K> {
     private final VnodeBackends<K> backends;
     private final Map<String, RegisteredState<K>> statesByName = new LinkedHashMap<>();
     private final Map<String, RegisteredQueue<K>> queuesByName = new LinkedHashMap<>();
+
+    /**
+     * Restored vnodes' first timers of the queues not created yet, as of the restored checkpoint.
+     * They stay true until the queue's part is created: until then nothing writes its timers.
+     */
+    private final Map<Integer, TimerQueueHeads> restoredTimerHeads = new HashMap<>();
 
     /** The binders registered so far, for {@link #prebind} on another thread; replaced whole. */
     private volatile Binders<K> published = new Binders<>(Map.of(), Map.of());
@@ -136,7 +143,8 @@ final class VnodeStateRegistry<K> {
             long start = System.nanoTime();
             int[] owned = backends.ownedVnodes();
             for (int vnode : owned) {
-                bindQueue(queue, vnode, binder.bind(backends.get(vnode), TimerQueueHeads.NONE));
+                bindQueue(
+                        queue, vnode, binder.bind(backends.get(vnode), restoredHeads(vnode, name)));
             }
             LOG.debug(
                     "Created timer queue {} on {} vnodes in {} ms",
@@ -148,6 +156,33 @@ final class VnodeStateRegistry<K> {
             publish();
         }
         return (KeyGroupedInternalPriorityQueue<T>) registered.queue();
+    }
+
+    /**
+     * Lets restored vnodes create their timer queues from the first timers their checkpoint stored
+     * (see {@link VnodeManifest}) instead of reading them from RocksDB; on the task thread, before
+     * the operator creates its queues.
+     */
+    void startQueuesFrom(Map<Integer, TimerQueueHeads> restored) {
+        restored.forEach(
+                (vnode, heads) -> {
+                    if (backends.owns(vnode) && !heads.isEmpty()) {
+                        restoredTimerHeads.put(vnode, heads);
+                    }
+                });
+    }
+
+    /** The vnode's restored first timers of the queue, forgotten once the queue is created. */
+    private TimerQueueHeads restoredHeads(int vnode, String queue) {
+        TimerQueueHeads heads = restoredTimerHeads.remove(vnode);
+        if (heads == null) {
+            return TimerQueueHeads.NONE;
+        }
+        TimerQueueHeads rest = heads.without(queue);
+        if (!rest.isEmpty()) {
+            restoredTimerHeads.put(vnode, rest);
+        }
+        return heads;
     }
 
     private void publish() {
@@ -230,6 +265,7 @@ final class VnodeStateRegistry<K> {
     }
 
     void unbindVnode(int vnode) {
+        restoredTimerHeads.remove(vnode);
         statesByName.values().forEach(registered -> registered.state().unbind(vnode));
         queuesByName.values().forEach(registered -> registered.queue().unbind(vnode));
     }

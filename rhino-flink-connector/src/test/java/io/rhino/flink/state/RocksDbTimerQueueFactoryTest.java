@@ -45,7 +45,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A vnode's timer queue created with its key groups' heads read by one iterator behaves as Flink's
  * own queue on the same restored RocksDB state, operation by operation, with empty key groups and
  * with caches that refill; so does a moved vnode's queue created from the first timers its origin
- * shipped, whole, damaged or in part.
+ * shipped, whole, damaged or in part, and a restored vnode's queue created from the first timers
+ * its checkpoint or native savepoint stored.
  */
 class RocksDbTimerQueueFactoryTest {
 
@@ -246,6 +247,90 @@ class RocksDbTimerQueueFactoryTest {
         List<TimerHeapInternalTimer<Long, VoidNamespace>> rest = drain(flinks);
         assertThat(rest).as("the test leaves timers to drain").isNotEmpty();
         assertThat(drain(actual)).isEqualTo(rest);
+    }
+
+    /** What a restored subtask in {@link #aRestoredVnodesQueue} restores from. */
+    enum Snapshot {
+        CHECKPOINT,
+        NATIVE_SAVEPOINT
+    }
+
+    @ParameterizedTest(name = "timer cache size {0}, from a {1}")
+    @CsvSource({"2, CHECKPOINT", "128, CHECKPOINT", "2, NATIVE_SAVEPOINT"})
+    void aRestoredVnodesQueueStartsFromTheCheckpointedHeadsAndBehavesAsFlinksQueue(
+            int cacheSize, Snapshot snapshot) throws Exception {
+        Configuration configuration = new Configuration();
+        configuration.set(RocksDBOptions.ROCKSDB_TIMER_SERVICE_FACTORY_CACHE_SIZE, cacheSize);
+        harness = new VnodeBackendHarness(SPEC, checkpoints).withConfiguration(configuration);
+        VnodeKeyedStateBackend<Long> running = harness.create(0, List.of());
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> timers =
+                running.create("timers", TIMERS);
+        List<Long> keys = harness.keysOf(VNODE, 400);
+        Random random = new Random(cacheSize + 10L * snapshot.ordinal());
+        // timers in the even key groups, then changes: caches polled empty and refilled, removed
+        List<TimerHeapInternalTimer<Long, VoidNamespace>> live = new ArrayList<>();
+        for (long key : keys) {
+            if (KeyGroupRangeAssignment.assignToKeyGroup(key, 128) % 2 == 0) {
+                for (int i = 0; i < 5; i++) {
+                    TimerHeapInternalTimer<Long, VoidNamespace> timer = timer(random, key);
+                    timers.add(timer);
+                    live.add(timer);
+                }
+            }
+        }
+        for (int step = 0; step < 300; step++) {
+            live.remove(timers.poll());
+            if (step % 3 == 0) {
+                timers.remove(live.remove(random.nextInt(live.size())));
+            }
+        }
+        KeyedStateHandle snapshotHandle =
+                snapshot == Snapshot.CHECKPOINT
+                        ? harness.checkpoint(running, 1)
+                        : harness.savepoint(running, 1, exports.resolve("savepoint"), false);
+
+        VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(snapshotHandle));
+        long soughtBefore = RocksDbTimerQueueFactory.keyGroupsSought();
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> fromHeads =
+                restored.create("timers", TIMERS);
+        assertThat(RocksDbTimerQueueFactory.keyGroupsSought() - soughtBefore)
+                .as("first timers read from RocksDB by the restored subtask's queue")
+                .isZero();
+
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> flinks =
+                harness.create(0, List.of(snapshotHandle))
+                        .vnodeBackend(VNODE)
+                        .create("timers", TIMERS);
+        assertBehaveAlike(fromHeads, flinks, keys, live, random);
+    }
+
+    @Test
+    void aVnodeThatLeavesAndComesBackBeforeItsQueueIsCreatedForgetsItsRestoredHeads()
+            throws Exception {
+        harness = new VnodeBackendHarness(TWO_SUBTASKS, checkpoints);
+        long key = harness.keysOf(VNODE, 1).get(0);
+        TimerHeapInternalTimer<Long, VoidNamespace> early =
+                new TimerHeapInternalTimer<>(3, key, VoidNamespace.INSTANCE);
+        TimerHeapInternalTimer<Long, VoidNamespace> checkpointed =
+                new TimerHeapInternalTimer<>(7, key, VoidNamespace.INSTANCE);
+        VnodeKeyedStateBackend<Long> running = harness.create(0, List.of());
+        running.create("timers", TIMERS).add(checkpointed);
+        KeyedStateHandle checkpoint = harness.checkpoint(running, 1);
+
+        // restored with the checkpoint's heads; the vnode leaves before its queue is created
+        VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(checkpoint));
+        VnodeKeyedStateBackend<Long> other = harness.create(1, List.of());
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> atOther =
+                other.create("timers", TIMERS);
+        harness.move(restored, other, VNODE, exports.resolve("away"));
+        assertThat(atOther.remove(checkpointed)).isTrue();
+        atOther.add(early);
+        harness.move(other, restored, VNODE, exports.resolve("back"));
+
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> queue =
+                restored.create("timers", TIMERS);
+        assertThat(queue.poll()).as("not the checkpoint's first timer").isEqualTo(early);
+        assertThat(queue.poll()).isNull();
     }
 
     @Test

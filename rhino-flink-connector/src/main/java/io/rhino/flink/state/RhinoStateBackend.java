@@ -80,17 +80,25 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
 
     private final int retainedCheckpoints;
 
+    private final boolean checkpointTimerHeads;
+
     public RhinoStateBackend() {
-        this(new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE), timersInRocksDb(), 1);
+        this(
+                new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE),
+                timersInRocksDb(),
+                1,
+                RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS.defaultValue());
     }
 
     private RhinoStateBackend(
             EmbeddedRocksDBStateBackend rocksdb,
             EmbeddedRocksDBStateBackend vnodeRocksdb,
-            int retainedCheckpoints) {
+            int retainedCheckpoints,
+            boolean checkpointTimerHeads) {
         this.rocksdb = rocksdb;
         this.vnodeRocksdb = vnodeRocksdb;
         this.retainedCheckpoints = retainedCheckpoints;
+        this.checkpointTimerHeads = checkpointTimerHeads;
     }
 
     /** A type set explicitly wins over the configuration when the backend is configured. */
@@ -108,7 +116,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         return new RhinoStateBackend(
                 rocksdb.configure(config, classLoader),
                 vnodeBackend(config, classLoader),
-                retained);
+                retained,
+                config.get(RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS));
     }
 
     /**
@@ -248,7 +257,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         new java.io.File(
                                 env.getTaskManagerInfo().getTmpWorkingDirectory(),
                                 "rhino-transfer"),
-                        laterInstalls);
+                        laterInstalls,
+                        checkpointTimerHeads);
         try {
             if (restored == null) {
                 for (int vnode : spec.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {

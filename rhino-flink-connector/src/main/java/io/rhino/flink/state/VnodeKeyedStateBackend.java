@@ -103,7 +103,8 @@ public final class VnodeKeyedStateBackend<K>
             VnodeBackendFactory<K> backendFactory,
             VnodeFileRegistry files,
             java.io.File transferDirectory,
-            java.io.Closeable installResources) {
+            java.io.Closeable installResources,
+            boolean checkpointTimerHeads) {
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
@@ -126,7 +127,9 @@ public final class VnodeKeyedStateBackend<K>
                         subtaskIndex,
                         parallelism,
                         layout.numKeyGroups(),
-                        states::cachedTimerHeadsOf);
+                        checkpointTimerHeads
+                                ? states::cachedTimerHeadsOf
+                                : vnode -> TimerQueueHeads.NONE);
     }
 
     // ------------------------------------------------------------------ vnode lifecycle

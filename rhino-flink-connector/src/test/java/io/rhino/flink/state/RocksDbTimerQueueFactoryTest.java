@@ -141,23 +141,8 @@ class RocksDbTimerQueueFactoryTest {
         target.create("timers", TIMERS);
         List<Long> keys = harness.keysOf(VNODE, 400);
         Random random = new Random(cacheSize + shipping.ordinal());
-        // timers in the even key groups, then changes: caches polled empty and refilled, removed
-        List<TimerHeapInternalTimer<Long, VoidNamespace>> live = new ArrayList<>();
-        for (long key : keys) {
-            if (KeyGroupRangeAssignment.assignToKeyGroup(key, 128) % 2 == 0) {
-                for (int i = 0; i < 5; i++) {
-                    TimerHeapInternalTimer<Long, VoidNamespace> timer = timer(random, key);
-                    atOrigin.add(timer);
-                    live.add(timer);
-                }
-            }
-        }
-        for (int step = 0; step < 300; step++) {
-            live.remove(atOrigin.poll());
-            if (step % 3 == 0) {
-                atOrigin.remove(live.remove(random.nextInt(live.size())));
-            }
-        }
+        List<TimerHeapInternalTimer<Long, VoidNamespace>> live =
+                fillAndChurn(atOrigin, keys, random);
         KeyedStateHandle checkpoint = harness.checkpoint(origin, 1);
 
         VnodeExport export = origin.exportVnode(VNODE, exports.resolve("export"));
@@ -184,6 +169,33 @@ class RocksDbTimerQueueFactoryTest {
         KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> flinks =
                 harness.create(0, List.of(checkpoint)).vnodeBackend(VNODE).create("timers", TIMERS);
         assertBehaveAlike(moved, flinks, keys, live, random);
+    }
+
+    /**
+     * Puts five timers on each key of the even key groups into the queue, then changes them so that
+     * caches are polled empty and refilled and timers removed; returns the timers left.
+     */
+    private static List<TimerHeapInternalTimer<Long, VoidNamespace>> fillAndChurn(
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> queue,
+            List<Long> keys,
+            Random random) {
+        List<TimerHeapInternalTimer<Long, VoidNamespace>> live = new ArrayList<>();
+        for (long key : keys) {
+            if (KeyGroupRangeAssignment.assignToKeyGroup(key, 128) % 2 == 0) {
+                for (int i = 0; i < 5; i++) {
+                    TimerHeapInternalTimer<Long, VoidNamespace> timer = timer(random, key);
+                    queue.add(timer);
+                    live.add(timer);
+                }
+            }
+        }
+        for (int step = 0; step < 300; step++) {
+            live.remove(queue.poll());
+            if (step % 3 == 0) {
+                queue.remove(live.remove(random.nextInt(live.size())));
+            }
+        }
+        return live;
     }
 
     /**
@@ -274,23 +286,7 @@ class RocksDbTimerQueueFactoryTest {
                 running.create("timers", TIMERS);
         List<Long> keys = harness.keysOf(VNODE, 400);
         Random random = new Random(cacheSize + 10L * snapshot.ordinal());
-        // timers in the even key groups, then changes: caches polled empty and refilled, removed
-        List<TimerHeapInternalTimer<Long, VoidNamespace>> live = new ArrayList<>();
-        for (long key : keys) {
-            if (KeyGroupRangeAssignment.assignToKeyGroup(key, 128) % 2 == 0) {
-                for (int i = 0; i < 5; i++) {
-                    TimerHeapInternalTimer<Long, VoidNamespace> timer = timer(random, key);
-                    timers.add(timer);
-                    live.add(timer);
-                }
-            }
-        }
-        for (int step = 0; step < 300; step++) {
-            live.remove(timers.poll());
-            if (step % 3 == 0) {
-                timers.remove(live.remove(random.nextInt(live.size())));
-            }
-        }
+        List<TimerHeapInternalTimer<Long, VoidNamespace>> live = fillAndChurn(timers, keys, random);
         KeyedStateHandle snapshotHandle =
                 snapshot == Snapshot.CHECKPOINT
                         ? harness.checkpoint(running, 1)

@@ -24,6 +24,7 @@ import java.lang.reflect.Method;
 import java.util.BitSet;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import javax.annotation.Nullable;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -132,11 +133,24 @@ final class RocksDbTimerQueueFactory {
      * does not change meanwhile (a handover's export: the task thread waits for it).
      */
     static TimerQueueHeads.KeyGroupHeads cachedHeadsOf(KeyGroupedInternalPriorityQueue<?> part) {
+        return cachedHeadsOf(part, null, null);
+    }
+
+    /**
+     * As {@link #cachedHeadsOf(KeyGroupedInternalPriorityQueue)}, but reading only the key groups
+     * {@code changed} holds (indices from the part's first key group) and taking the others from
+     * {@code previous}, an earlier read of the same part; all of them where {@code previous} is
+     * null.
+     */
+    static TimerQueueHeads.KeyGroupHeads cachedHeadsOf(
+            KeyGroupedInternalPriorityQueue<?> part,
+            @Nullable TimerQueueHeads.KeyGroupHeads previous,
+            @Nullable BitSet changed) {
         if (INTERNALS.isEmpty() || !(part instanceof KeyGroupPartitionedPriorityQueue<?, ?>)) {
             return null;
         }
         try {
-            return INTERNALS.get().cachedHeads(part);
+            return INTERNALS.get().cachedHeads(part, previous, changed);
         } catch (ReflectiveOperationException e) {
             LOG.warn("Could not read the cached heads of a timer queue: {}", e.toString());
             return null;
@@ -332,18 +346,35 @@ final class RocksDbTimerQueueFactory {
          * The first timer of each key group of a part, as its sets' caches hold them: a set whose
          * cache is empty holds no timer if it knows all its timers are cached, else it is unknown.
          */
-        TimerQueueHeads.KeyGroupHeads cachedHeads(Object part) throws ReflectiveOperationException {
+        TimerQueueHeads.KeyGroupHeads cachedHeads(
+                Object part,
+                @Nullable TimerQueueHeads.KeyGroupHeads previous,
+                @Nullable BitSet changed)
+                throws ReflectiveOperationException {
             Object[] sets = (Object[]) keyGroupedHeaps.get(part);
-            byte[][] heads = new byte[sets.length][];
-            BitSet known = new BitSet(sets.length);
-            for (int i = 0; i < sets.length; i++) {
+            int first = firstKeyGroup.getInt(part);
+            boolean partly =
+                    previous != null
+                            && changed != null
+                            && previous.firstKeyGroup() == first
+                            && previous.numberOfKeyGroups() == sets.length;
+            byte[][] heads = partly ? previous.heads().clone() : new byte[sets.length][];
+            BitSet known = partly ? (BitSet) previous.known().clone() : new BitSet(sets.length);
+            BitSet toRead = changed;
+            if (!partly) {
+                toRead = new BitSet(sets.length);
+                toRead.set(0, sets.length);
+            }
+            for (int i = toRead.nextSetBit(0);
+                    i >= 0 && i < sets.length;
+                    i = toRead.nextSetBit(i + 1)) {
                 if (!(sets[i] instanceof RocksDBCachingPriorityQueueSet<?> set)) {
                     return null;
                 }
                 heads[i] = ((OrderedByteArraySetCache) orderedCache.get(set)).peekFirst();
                 known.set(i, heads[i] != null || allElementsInCache.getBoolean(set));
             }
-            return new TimerQueueHeads.KeyGroupHeads(firstKeyGroup.getInt(part), heads, known);
+            return new TimerQueueHeads.KeyGroupHeads(first, heads, known);
         }
 
         /**

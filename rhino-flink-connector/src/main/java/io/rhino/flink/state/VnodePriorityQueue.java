@@ -49,28 +49,36 @@ final class VnodePriorityQueue<
     private final VnodeLayout layout;
     private final Object[] queueByVnode;
     private final VnodeHeadHeap<T> heads;
+    private final TimerHeadsTracker keyGroupHeads;
 
     VnodePriorityQueue(String name, VnodeLayout layout) {
         this.name = name;
         this.layout = layout;
         this.queueByVnode = new Object[layout.numVnodes()];
         this.heads = new VnodeHeadHeap<>(layout.numVnodes());
+        this.keyGroupHeads = new TimerHeadsTracker(layout.numVnodes());
     }
 
     /** The vnode's queue joins, with the timers it was restored or installed with. */
     void bind(int vnode, KeyGroupedInternalPriorityQueue<T> queue) {
         queueByVnode[vnode] = queue;
         heads.update(vnode, queue.peek());
+        keyGroupHeads.reset(vnode);
     }
 
     void unbind(int vnode) {
         queueByVnode[vnode] = null;
         heads.update(vnode, null);
+        keyGroupHeads.reset(vnode);
     }
 
-    /** The vnode's part, or null if it is not bound. */
-    KeyGroupedInternalPriorityQueue<T> partOf(int vnode) {
-        return queueAt(vnode);
+    /**
+     * The first timer of each key group of the vnode's part as its caches hold them (see {@link
+     * TimerHeadsTracker}); null if the vnode is not bound or its part is not Flink's RocksDB queue.
+     */
+    TimerQueueHeads.KeyGroupHeads cachedHeadsOf(int vnode) {
+        KeyGroupedInternalPriorityQueue<T> part = queueAt(vnode);
+        return part == null ? null : keyGroupHeads.read(vnode, part);
     }
 
     @SuppressWarnings("unchecked")
@@ -104,6 +112,9 @@ final class VnodePriorityQueue<
         KeyGroupedInternalPriorityQueue<T> queue = queueAt(vnode);
         T polled = queue.poll();
         heads.update(vnode, queue.peek());
+        if (polled != null && keyGroupHeads.tracks(vnode)) {
+            keyGroupHeads.changed(vnode, keyGroupOf(polled));
+        }
         return polled;
     }
 
@@ -118,6 +129,7 @@ final class VnodePriorityQueue<
     public boolean add(@Nonnull T toAdd) {
         int keyGroup = keyGroupOf(toAdd);
         KeyGroupedInternalPriorityQueue<T> queue = queueOfKeyGroup(keyGroup);
+        keyGroupHeads.changed(layout.vnodeOfKeyGroup(keyGroup), keyGroup);
         T before = peek();
         if (!queue.add(toAdd)) {
             return false; // the vnode's head did not change, so neither did the overall one
@@ -130,6 +142,7 @@ final class VnodePriorityQueue<
     public boolean remove(@Nonnull T toRemove) {
         int keyGroup = keyGroupOf(toRemove);
         KeyGroupedInternalPriorityQueue<T> queue = queueOfKeyGroup(keyGroup);
+        keyGroupHeads.changed(layout.vnodeOfKeyGroup(keyGroup), keyGroup);
         T before = peek();
         if (!queue.remove(toRemove)) {
             return false;

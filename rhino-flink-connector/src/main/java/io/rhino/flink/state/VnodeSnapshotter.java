@@ -274,6 +274,7 @@ final class VnodeSnapshotter<K> {
                         replicaHolders,
                         restorable);
         StreamStateHandle manifestHandle;
+        long writing = System.nanoTime();
         try (CheckpointStateOutputStream out =
                 streamFactory.createCheckpointStateOutputStream(CheckpointedStateScope.EXCLUSIVE)) {
             manifest.write(new DataOutputStream(out));
@@ -283,6 +284,11 @@ final class VnodeSnapshotter<K> {
                 file.flushToFile();
             }
             manifestHandle = out.closeAndGetHandle();
+            LOG.debug(
+                    "Checkpoint {}: wrote the vnode manifest of {} bytes in {} ms",
+                    checkpointId,
+                    manifestHandle.getStateSize(),
+                    (System.nanoTime() - writing) / 1_000_000);
         } catch (Exception e) {
             LocalSnapshots.discardAll(localCopies.values());
             // Flink never hears of these files: delete the new ones, as an aborted checkpoint's

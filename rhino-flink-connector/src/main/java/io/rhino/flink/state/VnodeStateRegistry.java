@@ -254,9 +254,7 @@ final class VnodeStateRegistry<K> {
         Map<String, TimerQueueHeads.KeyGroupHeads> heads = new LinkedHashMap<>();
         queuesByName.forEach(
                 (name, registered) -> {
-                    TimerQueueHeads.KeyGroupHeads cached =
-                            RocksDbTimerQueueFactory.cachedHeadsOf(
-                                    registered.queue().partOf(vnode));
+                    TimerQueueHeads.KeyGroupHeads cached = registered.queue().cachedHeadsOf(vnode);
                     if (cached != null) {
                         heads.put(name, cached);
                     }

@@ -22,9 +22,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -199,6 +202,54 @@ class RocksDbTimerQueueFactoryTest {
     }
 
     /**
+     * Changes the first timer of several key groups: three polls, then three removals and three
+     * additions, each in a key group nothing else changed.
+     */
+    private static void changeOneFirstTimerPerKeyGroup(
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> queue,
+            List<Long> keys,
+            List<TimerHeapInternalTimer<Long, VoidNamespace>> live) {
+        Set<Integer> changed = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            TimerHeapInternalTimer<Long, VoidNamespace> polled = queue.poll();
+            live.remove(polled);
+            changed.add(keyGroupOf(polled));
+        }
+        int polledKeyGroups = changed.size();
+        for (int i = 0; i < 3; i++) {
+            TimerHeapInternalTimer<Long, VoidNamespace> first =
+                    live.stream()
+                            .filter(timer -> !changed.contains(keyGroupOf(timer)))
+                            .min(
+                                    Comparator.comparingLong(
+                                                    TimerHeapInternalTimer<Long, VoidNamespace>
+                                                            ::getTimestamp)
+                                            .thenComparing(TimerHeapInternalTimer::getKey))
+                            .orElseThrow();
+            queue.remove(first);
+            live.remove(first);
+            changed.add(keyGroupOf(first));
+        }
+        for (long key : keys) {
+            if (changed.size() < polledKeyGroups + 6 && changed.add(keyGroupOf(key))) {
+                TimerHeapInternalTimer<Long, VoidNamespace> earliest =
+                        new TimerHeapInternalTimer<>(-1, key, VoidNamespace.INSTANCE);
+                queue.add(earliest);
+                live.add(earliest);
+            }
+        }
+        assertThat(changed).hasSize(polledKeyGroups + 6);
+    }
+
+    private static int keyGroupOf(TimerHeapInternalTimer<Long, VoidNamespace> timer) {
+        return keyGroupOf(timer.getKey());
+    }
+
+    private static int keyGroupOf(long key) {
+        return KeyGroupRangeAssignment.assignToKeyGroup(key, 128);
+    }
+
+    /**
      * Alters the shipped heads file as {@code shipping} says; returns the key groups made unknown.
      */
     private static int ship(Shipping shipping, Path db) throws Exception {
@@ -287,10 +338,15 @@ class RocksDbTimerQueueFactoryTest {
         List<Long> keys = harness.keysOf(VNODE, 400);
         Random random = new Random(cacheSize + 10L * snapshot.ordinal());
         List<TimerHeapInternalTimer<Long, VoidNamespace>> live = fillAndChurn(timers, keys, random);
+        // a first checkpoint reads every key group's first timer; the next one re-reads only the
+        // key groups changed since: each change below is the only one in its key group, so one
+        // the queue did not report would leave a wrong first timer in the next checkpoint
+        harness.checkpoint(running, 1);
+        changeOneFirstTimerPerKeyGroup(timers, keys, live);
         KeyedStateHandle snapshotHandle =
                 snapshot == Snapshot.CHECKPOINT
-                        ? harness.checkpoint(running, 1)
-                        : harness.savepoint(running, 1, exports.resolve("savepoint"), false);
+                        ? harness.checkpoint(running, 2)
+                        : harness.savepoint(running, 2, exports.resolve("savepoint"), false);
 
         VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(snapshotHandle));
         long soughtBefore = RocksDbTimerQueueFactory.keyGroupsSought();

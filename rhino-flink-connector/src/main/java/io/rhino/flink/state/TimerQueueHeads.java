@@ -170,7 +170,10 @@ final class TimerQueueHeads {
 
     private void write(OutputStream stream) throws IOException {
         CRC32 checksum = new CRC32();
-        DataOutputStream out = new DataOutputStream(new CheckedOutputStream(stream, checksum));
+        // buffered above the checksum and the deflater: both are slow a byte at a time
+        DataOutputStream out =
+                new DataOutputStream(
+                        new BufferedOutputStream(new CheckedOutputStream(stream, checksum), 8192));
         out.writeInt(FORMAT);
         out.writeInt(byQueue.size());
         for (Map.Entry<String, KeyGroupHeads> queue : byQueue.entrySet()) {

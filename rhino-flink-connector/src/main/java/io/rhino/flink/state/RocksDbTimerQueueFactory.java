@@ -130,17 +130,10 @@ final class RocksDbTimerQueueFactory {
     /**
      * The first timer of each key group of a vnode's queue part as its caches hold them, without
      * reading RocksDB; null if the part is not Flink's RocksDB timer queue. Call where the part
-     * does not change meanwhile (a handover's export: the task thread waits for it).
-     */
-    static TimerQueueHeads.KeyGroupHeads cachedHeadsOf(KeyGroupedInternalPriorityQueue<?> part) {
-        return cachedHeadsOf(part, null, null);
-    }
-
-    /**
-     * As {@link #cachedHeadsOf(KeyGroupedInternalPriorityQueue)}, but reading only the key groups
-     * {@code changed} holds (indices from the part's first key group) and taking the others from
-     * {@code previous}, an earlier read of the same part; all of them where {@code previous} is
-     * null.
+     * does not change meanwhile (the task thread, or while it waits: a handover's export, a
+     * checkpoint's synchronous part). Reads only the key groups {@code changed} holds (indices from
+     * the part's first key group) and takes the others from {@code previous}, an earlier read of
+     * the same part; reads all of them where either is null (see {@link TimerHeadsTracker}).
      */
     static TimerQueueHeads.KeyGroupHeads cachedHeadsOf(
             KeyGroupedInternalPriorityQueue<?> part,

@@ -106,8 +106,9 @@ public final class RhinoOptions {
                                     + " 5-10 ms when every key group changes between checkpoints."
                                     + " The deflated heads add 20-40 KB per vnode (NBQ8) to the"
                                     + " subtask's vnode manifest, a file of every checkpoint."
-                                    + " Turn it off where"
-                                    + " that matters more than the restore's time.");
+                                    + " Turn it off where that matters more than the restore's"
+                                    + " time, or to write checkpoints that Rhino versions"
+                                    + " without this option restore.");
 
     /** The block size of the vnode instances' memtable arenas. */
     public static final ConfigOption<MemorySize> STATE_ARENA_BLOCK_SIZE =

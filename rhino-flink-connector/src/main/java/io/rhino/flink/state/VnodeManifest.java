@@ -80,8 +80,10 @@ record VnodeManifest(
     }
 
     void write(DataOutputStream out) throws IOException {
+        // without timer heads, version 3: Rhino versions before 4 still restore such a checkpoint
+        int version = timerHeadsByVnode.isEmpty() ? 3 : VERSION;
         out.writeInt(MAGIC);
-        out.writeInt(VERSION);
+        out.writeInt(version);
         out.writeInt(subtaskIndex);
         out.writeInt(parallelism);
         out.writeInt(numKeyGroups);
@@ -100,6 +102,10 @@ record VnodeManifest(
         out.writeInt(replicaHolders.size());
         for (String holder : replicaHolders) {
             out.writeUTF(holder);
+        }
+        if (version < 4) {
+            out.flush();
+            return;
         }
         out.writeInt(timerHeadsByVnode.size());
         for (Map.Entry<Integer, TimerQueueHeads> entry : timerHeadsByVnode.entrySet()) {

@@ -85,6 +85,24 @@ class VnodeManifestTest {
     }
 
     @Test
+    void aManifestWithoutTimerHeadsIsWrittenAsVersion3ForEarlierRhinoVersions() throws IOException {
+        byte[] bytes = write(manifest(Map.of()));
+
+        assertThat(new DataInputStream(new ByteArrayInputStream(bytes, 4, 4)).readInt())
+                .isEqualTo(3);
+        VnodeManifest read = readBack(bytes);
+        assertThat(read.emptyVnodes()).containsExactly(0, 1, 2, 3);
+        assertThat(read.replicaHolders()).containsExactly("127.0.0.2:6200");
+        assertThat(read.timerHeadsByVnode()).isEmpty();
+        assertThat(
+                        new DataInputStream(
+                                        new ByteArrayInputStream(
+                                                write(manifest(Map.of(1, heads(8, "a")))), 4, 4))
+                                .readInt())
+                .isEqualTo(VnodeManifest.VERSION);
+    }
+
+    @Test
     void aTruncatedManifestFails() throws IOException {
         byte[] bytes = write(manifest(Map.of(1, heads(8, "a"))));
         byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 10);

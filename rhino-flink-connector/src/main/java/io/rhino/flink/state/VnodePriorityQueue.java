@@ -87,7 +87,10 @@ final class VnodePriorityQueue<
     }
 
     private KeyGroupedInternalPriorityQueue<T> queueOfKeyGroup(int keyGroup) {
-        int vnode = layout.vnodeOfKeyGroup(keyGroup);
+        return queueOf(layout.vnodeOfKeyGroup(keyGroup), keyGroup);
+    }
+
+    private KeyGroupedInternalPriorityQueue<T> queueOf(int vnode, int keyGroup) {
         KeyGroupedInternalPriorityQueue<T> queue = queueAt(vnode);
         if (queue == null) {
             throw new IllegalStateException(
@@ -128,26 +131,28 @@ final class VnodePriorityQueue<
     @Override
     public boolean add(@Nonnull T toAdd) {
         int keyGroup = keyGroupOf(toAdd);
-        KeyGroupedInternalPriorityQueue<T> queue = queueOfKeyGroup(keyGroup);
-        keyGroupHeads.changed(layout.vnodeOfKeyGroup(keyGroup), keyGroup);
+        int vnode = layout.vnodeOfKeyGroup(keyGroup);
+        KeyGroupedInternalPriorityQueue<T> queue = queueOf(vnode, keyGroup);
+        keyGroupHeads.changed(vnode, keyGroup);
         T before = peek();
         if (!queue.add(toAdd)) {
             return false; // the vnode's head did not change, so neither did the overall one
         }
-        heads.update(layout.vnodeOfKeyGroup(keyGroup), queue.peek());
+        heads.update(vnode, queue.peek());
         return !Objects.equals(before, peek());
     }
 
     @Override
     public boolean remove(@Nonnull T toRemove) {
         int keyGroup = keyGroupOf(toRemove);
-        KeyGroupedInternalPriorityQueue<T> queue = queueOfKeyGroup(keyGroup);
-        keyGroupHeads.changed(layout.vnodeOfKeyGroup(keyGroup), keyGroup);
+        int vnode = layout.vnodeOfKeyGroup(keyGroup);
+        KeyGroupedInternalPriorityQueue<T> queue = queueOf(vnode, keyGroup);
+        keyGroupHeads.changed(vnode, keyGroup);
         T before = peek();
         if (!queue.remove(toRemove)) {
             return false;
         }
-        heads.update(layout.vnodeOfKeyGroup(keyGroup), queue.peek());
+        heads.update(vnode, queue.peek());
         return !Objects.equals(before, peek());
     }
 

@@ -141,7 +141,7 @@ public final class RhinoOptions {
                                     + "may already have switched. Read from the job "
                                     + "configuration when the Rhino keyed stream is built.");
 
-    /** How many vnodes a gate ships or opens at once during a handover. */
+    /** How many vnodes a gate ships or opens at once during a handover, or restores at once. */
     public static final ConfigOption<Integer> HANDOVER_THREADS =
             ConfigOptions.key("rhino.handover.threads")
                     .intType()
@@ -154,8 +154,11 @@ public final class RhinoOptions {
                                     + " for the disk or a peer, so a few threads shorten a handover"
                                     + " of many vnodes even on few cores; 1 moves them one after"
                                     + " the other. The target goes on with its other vnodes while"
-                                    + " it opens; the origin's task waits for its shipments. Per"
-                                    + " gate subtask.");
+                                    + " it opens; the origin's task waits for its shipments. Also"
+                                    + " how many vnodes a subtask restores at once when the job"
+                                    + " restarts (failover, restore from a checkpoint or"
+                                    + " savepoint): downloads, fetches from replicas and opens."
+                                    + " Per gate subtask.");
 
     /** Memory a target gate holds the records of moving vnodes in before it spills them. */
     public static final ConfigOption<MemorySize> HANDOVER_BUFFER_MAX_MEMORY =

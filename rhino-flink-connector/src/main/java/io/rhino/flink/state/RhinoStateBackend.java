@@ -22,6 +22,7 @@ import io.rhino.flink.replication.ReplicaRestore;
 import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.UnsupportedJobShapeException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.CloseableRegistry;
@@ -82,23 +84,29 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
 
     private final boolean checkpointTimerHeads;
 
+    /** How many vnodes a restoring subtask opens at once. */
+    private final int restoreThreads;
+
     public RhinoStateBackend() {
         this(
                 new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE),
                 timersInRocksDb(),
                 1,
-                RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS.defaultValue());
+                RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS.defaultValue(),
+                RhinoOptions.HANDOVER_THREADS.defaultValue());
     }
 
     private RhinoStateBackend(
             EmbeddedRocksDBStateBackend rocksdb,
             EmbeddedRocksDBStateBackend vnodeRocksdb,
             int retainedCheckpoints,
-            boolean checkpointTimerHeads) {
+            boolean checkpointTimerHeads,
+            int restoreThreads) {
         this.rocksdb = rocksdb;
         this.vnodeRocksdb = vnodeRocksdb;
         this.retainedCheckpoints = retainedCheckpoints;
         this.checkpointTimerHeads = checkpointTimerHeads;
+        this.restoreThreads = restoreThreads;
     }
 
     /** A type set explicitly wins over the configuration when the backend is configured. */
@@ -117,7 +125,20 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                 rocksdb.configure(config, classLoader),
                 vnodeBackend(config, classLoader),
                 retained,
-                config.get(RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS));
+                config.get(RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS),
+                restoreThreads(config));
+    }
+
+    private static int restoreThreads(ReadableConfig config) {
+        int threads = config.get(RhinoOptions.HANDOVER_THREADS);
+        if (threads < 1) {
+            throw new IllegalConfigurationException(
+                    RhinoOptions.HANDOVER_THREADS.key()
+                            + ": "
+                            + threads
+                            + " (expected: 1 or more)");
+        }
+        return threads;
     }
 
     /**
@@ -265,64 +286,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                     backend.installVnode(vnode, List.of());
                 }
             } else {
-                try (ReplicaRestore replicas =
-                        replicaRestore(env, spec, restored.replicaHolders())) {
-                    int restoredLocally = 0;
-                    Map<Integer, KeyedStateHandle> localCopies = new HashMap<>();
-                    Map<Integer, List<KeyedStateHandle>> elsewhere = new TreeMap<>();
-                    restored.handlesByVnode()
-                            .forEach(
-                                    (vnode, handles) ->
-                                            TaskLocalVnodes.fromCopy(
-                                                            handles,
-                                                            restored.localCopyByVnode().get(vnode))
-                                                    .ifPresentOrElse(
-                                                            copy -> localCopies.put(vnode, copy),
-                                                            () -> elsewhere.put(vnode, handles)));
-                    if (replicas != null) {
-                        replicas.prefetch(elsewhere);
-                    }
-                    for (Map.Entry<Integer, List<KeyedStateHandle>> entry :
-                            restored.handlesByVnode().entrySet()) {
-                        int vnode = entry.getKey();
-                        KeyedStateHandle localCopy = localCopies.get(vnode);
-                        if (localCopy != null) {
-                            LOG.info(
-                                    "Vnode {} of '{}' restores from its task-local copy on this"
-                                            + " TaskManager, none downloaded or fetched",
-                                    vnode,
-                                    spec.name());
-                            backend.installVnode(vnode, List.of(localCopy));
-                            VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
-                            if (held != null) {
-                                backend.seedReplica(vnode, held.directory(), held.sstFiles());
-                            }
-                            restoredLocally++;
-                            continue;
-                        }
-                        backend.installVnode(
-                                vnode,
-                                replicas == null
-                                        ? entry.getValue()
-                                        : replicas.handlesFor(vnode, entry.getValue()));
-                        if (replicas != null) {
-                            replicas.seedOf(vnode)
-                                    .ifPresent(
-                                            seed ->
-                                                    backend.seedReplica(
-                                                            vnode,
-                                                            seed.directory(),
-                                                            seed.sstFiles()));
-                        }
-                    }
-                    if (replicas != null) {
-                        restoredFromReplicas(parameters, replicas);
-                    }
-                    int locally = restoredLocally;
-                    parameters
-                            .getMetricGroup()
-                            .gauge("rhinoVnodesRestoredFromLocalCopies", () -> locally);
-                }
+                restoreVnodes(backend, restored, spec, subtaskIndex, parameters);
                 backend.restoredFrom(restored.replicaHolders());
                 backend.startTimerQueuesFrom(restored.timerHeadsByVnode());
                 files.registerRestored(
@@ -336,6 +300,84 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         RhinoTaskRegistry.registerBackend(env.getExecutionId(), backend);
         warnIfCrowded(spec, backend.ownedVnodes().length, parameters.getOperatorIdentifier());
         return backend;
+    }
+
+    /**
+     * Installs every vnode of the restored checkpoint: from its task-local copy where this
+     * TaskManager keeps one, else from this TaskManager's replicas or a peer's, else from the
+     * checkpoint storage; several at once ({@link ParallelVnodeRestore}).
+     */
+    private <K> void restoreVnodes(
+            VnodeKeyedStateBackend<K> backend,
+            VnodeRestore.Restored restored,
+            RhinoOperatorSpec spec,
+            int subtaskIndex,
+            KeyedStateBackendParameters<K> parameters)
+            throws Exception {
+        Environment env = parameters.getEnv();
+        try (ReplicaRestore replicas = replicaRestore(env, spec, restored.replicaHolders())) {
+            Map<Integer, KeyedStateHandle> localCopies = new HashMap<>();
+            Map<Integer, List<KeyedStateHandle>> elsewhere = new TreeMap<>();
+            restored.handlesByVnode()
+                    .forEach(
+                            (vnode, handles) ->
+                                    TaskLocalVnodes.fromCopy(
+                                                    handles, restored.localCopyByVnode().get(vnode))
+                                            .ifPresentOrElse(
+                                                    copy -> localCopies.put(vnode, copy),
+                                                    () -> elsewhere.put(vnode, handles)));
+            if (replicas != null) {
+                replicas.prefetch(elsewhere);
+            }
+            List<ParallelVnodeRestore.Planned> plan = new ArrayList<>();
+            for (Map.Entry<Integer, List<KeyedStateHandle>> entry :
+                    restored.handlesByVnode().entrySet()) {
+                int vnode = entry.getKey();
+                KeyedStateHandle localCopy = localCopies.get(vnode);
+                if (localCopy != null) {
+                    LOG.info(
+                            "Vnode {} of '{}' restores from its task-local copy on this"
+                                    + " TaskManager, none downloaded or fetched",
+                            vnode,
+                            spec.name());
+                    plan.add(new ParallelVnodeRestore.Planned(vnode, () -> List.of(localCopy)));
+                } else {
+                    // a replica's handles may wait for its fetch from a peer
+                    plan.add(
+                            new ParallelVnodeRestore.Planned(
+                                    vnode,
+                                    () ->
+                                            replicas == null
+                                                    ? entry.getValue()
+                                                    : replicas.handlesFor(
+                                                            vnode, entry.getValue())));
+                }
+            }
+            new ParallelVnodeRestore(
+                            "'" + spec.name() + "' subtask " + subtaskIndex, restoreThreads)
+                    .restore(backend, plan);
+            localCopies.forEach(
+                    (vnode, copy) -> {
+                        VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
+                        if (held != null) {
+                            backend.seedReplica(vnode, held.directory(), held.sstFiles());
+                        }
+                    });
+            if (replicas != null) {
+                elsewhere.forEach(
+                        (vnode, handles) ->
+                                replicas.seedOf(vnode)
+                                        .ifPresent(
+                                                seed ->
+                                                        backend.seedReplica(
+                                                                vnode,
+                                                                seed.directory(),
+                                                                seed.sstFiles())));
+                restoredFromReplicas(parameters, replicas);
+            }
+            int locally = localCopies.size();
+            parameters.getMetricGroup().gauge("rhinoVnodesRestoredFromLocalCopies", () -> locally);
+        }
     }
 
     /**

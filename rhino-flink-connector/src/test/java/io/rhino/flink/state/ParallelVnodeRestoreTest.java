@@ -57,7 +57,9 @@ class ParallelVnodeRestoreTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        harness.close();
+        if (harness != null) {
+            harness.close();
+        }
     }
 
     @ParameterizedTest(name = "{0} at a time")
@@ -102,7 +104,6 @@ class ParallelVnodeRestoreTest {
                                         .createFromConfig(config, getClass().getClassLoader()))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessage("rhino.handover.threads: 0 (expected: 1 or more)");
-        harness = harnessWithThreads(1);
     }
 
     private VnodeBackendHarness harnessWithThreads(int threads) {

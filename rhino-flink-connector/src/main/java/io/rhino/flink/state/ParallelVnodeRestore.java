@@ -29,6 +29,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.util.concurrent.ExecutorThreadFactory;
+import org.apache.flink.util.function.SupplierWithException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,14 +52,12 @@ final class ParallelVnodeRestore {
     /** How long a failed restore waits for the opens still running before it gives up on them. */
     private static final long ABANDON_WAIT_MILLIS = 60_000;
 
-    /** Where a vnode's state comes from; resolved on the task thread just before its open. */
-    @FunctionalInterface
-    interface HandleSource {
-        Collection<KeyedStateHandle> handles() throws Exception;
-    }
-
-    /** A vnode to restore. */
-    record Planned(int vnode, HandleSource source) {}
+    /**
+     * A vnode to restore, and where its state comes from: {@code handles} is called on the task
+     * thread just before the vnode's open starts (a replica's may wait for its fetch).
+     */
+    record Planned(
+            int vnode, SupplierWithException<Collection<KeyedStateHandle>, Exception> handles) {}
 
     private final String name;
     private final int threads;
@@ -77,11 +76,14 @@ final class ParallelVnodeRestore {
 
     /** Installs {@code vnodes} into {@code backend}, in their order; on the task thread. */
     void restore(VnodeKeyedStateBackend<?> backend, List<Planned> vnodes) throws Exception {
+        if (vnodes.isEmpty()) {
+            return; // a standby subtask
+        }
         long start = System.nanoTime();
         int atOnce = Math.min(threads, vnodes.size());
-        if (atOnce <= 1) {
+        if (atOnce == 1) {
             for (Planned planned : vnodes) {
-                backend.installVnode(planned.vnode(), planned.source().handles());
+                backend.installVnode(planned.vnode(), planned.handles().get());
             }
         } else {
             restoreConcurrently(backend, vnodes, atOnce);
@@ -91,7 +93,7 @@ final class ParallelVnodeRestore {
                 name,
                 vnodes.size(),
                 (System.nanoTime() - start) / 1_000_000,
-                Math.max(1, atOnce));
+                atOnce);
     }
 
     private void restoreConcurrently(
@@ -107,7 +109,7 @@ final class ParallelVnodeRestore {
         int adopted = 0;
         try {
             for (Planned planned : vnodes) {
-                Collection<KeyedStateHandle> handles = planned.source().handles();
+                Collection<KeyedStateHandle> handles = planned.handles().get();
                 CompletableFuture<PreparedVnode> open =
                         CompletableFuture.supplyAsync(
                                 () -> open(backend, planned.vnode(), handles, abandoned), pool);

@@ -356,23 +356,20 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             new ParallelVnodeRestore(
                             "'" + spec.name() + "' subtask " + subtaskIndex, restoreThreads)
                     .restore(backend, plan);
-            localCopies.forEach(
-                    (vnode, copy) -> {
-                        VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
-                        if (held != null) {
-                            backend.seedReplica(vnode, held.directory(), held.sstFiles());
-                        }
-                    });
+            for (int vnode : localCopies.keySet()) {
+                VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
+                if (held != null) {
+                    backend.seedReplica(vnode, held.directory(), held.sstFiles());
+                }
+            }
             if (replicas != null) {
-                elsewhere.forEach(
-                        (vnode, handles) ->
-                                replicas.seedOf(vnode)
-                                        .ifPresent(
-                                                seed ->
-                                                        backend.seedReplica(
-                                                                vnode,
-                                                                seed.directory(),
-                                                                seed.sstFiles())));
+                for (int vnode : elsewhere.keySet()) {
+                    replicas.seedOf(vnode)
+                            .ifPresent(
+                                    seed ->
+                                            backend.seedReplica(
+                                                    vnode, seed.directory(), seed.sstFiles()));
+                }
                 restoredFromReplicas(parameters, replicas);
             }
             int locally = localCopies.size();

@@ -17,6 +17,7 @@ package io.rhino.benchmarks.layout;
 import io.rhino.benchmarks.Args;
 import io.rhino.benchmarks.BenchmarkMain;
 import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.replication.Timing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,7 +91,7 @@ public final class StateLayoutBenchmark {
                         args.getInt("states", 1),
                         args.getInt("writes", 0),
                         args.getLong("vnode-mb"));
-        List<String> csv = new ArrayList<>(List.of("part,layout,round,phase,ms"));
+        List<String> csv = new ArrayList<>(List.of("part,layout,round,phase,ms,cpu_ms"));
         List<String> parts = Arrays.stream(args.get("parts").split(",")).map(String::trim).toList();
         Path root = Paths.get(args.get("dir"));
         try (LRUCache cache = new LRUCache(128 << 20);
@@ -159,6 +160,11 @@ public final class StateLayoutBenchmark {
             } finally {
                 perVnode.forEach(LayoutInstance::close);
             }
+            try (LayoutInstance flinks =
+                    LayoutInstance.open(
+                            work.resolve("flink"), shape.families(0, false), buffers, false)) {
+                measure("instance-per-subtask-flink", rounds, List.of(flinks), false);
+            }
             for (boolean atomic : List.of(false, true)) {
                 String layout = atomic ? "family-per-vnode-atomic-flush" : "family-per-vnode";
                 try (LayoutInstance shared =
@@ -175,10 +181,12 @@ public final class StateLayoutBenchmark {
             Random random = new Random(42);
             byte[] value = new byte[1024];
             List<Double> kept = new ArrayList<>();
+            List<Double> cpu = new ArrayList<>();
             try (WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
                 for (int round = 0; round < rounds; round++) {
                     for (int v = 0; v < shape.vnodes(); v++) {
-                        LayoutInstance instance = instances.get(prefixed ? 0 : v);
+                        // one instance per vnode, or one for the whole subtask
+                        LayoutInstance instance = instances.get(v % instances.size());
                         List<String> families = shape.families(v, prefixed);
                         for (int w = 0; w < shape.writesPerVnode(); w++) {
                             random.nextBytes(value);
@@ -191,22 +199,34 @@ public final class StateLayoutBenchmark {
                         }
                     }
                     Thread.sleep(200);
-                    long start = System.nanoTime();
-                    for (int i = 0; i < instances.size(); i++) {
-                        instances
-                                .get(i)
-                                .checkpoint(work.resolve("chk-" + layout + round + "-" + i));
-                    }
-                    double millis = (System.nanoTime() - start) / 1e6;
-                    csv.add(String.format("checkpoint,%s,%d,total,%.2f", layout, round, millis));
+                    int round0 = round;
+                    Timing timing =
+                            Timing.of(
+                                    () -> {
+                                        for (int i = 0; i < instances.size(); i++) {
+                                            instances
+                                                    .get(i)
+                                                    .checkpoint(
+                                                            work.resolve(
+                                                                    "chk-" + layout + round0 + "-"
+                                                                            + i));
+                                        }
+                                    });
+                    double millis = timing.seconds() * 1e3;
+                    csv.add(
+                            String.format(
+                                    "checkpoint,%s,%d,total,%.2f,%.2f",
+                                    layout, round, millis, timing.cpuSeconds() * 1e3));
                     if (round > 0) {
                         kept.add(millis);
+                        cpu.add(timing.cpuSeconds() * 1e3);
                     }
                 }
             }
             System.out.printf(
-                    "checkpoint %-30s %d vnodes, ms per checkpoint (after the first): %s%n",
-                    layout, shape.vnodes(), format(kept));
+                    "checkpoint %-30s %d vnodes, ms per checkpoint (after the first): %s,"
+                            + " CPU ms: %s%n",
+                    layout, shape.vnodes(), format(kept), format(cpu));
         }
     }
 
@@ -337,9 +357,9 @@ public final class StateLayoutBenchmark {
             double export = (exported - start) / 1e6;
             double install = (installed - exported) / 1e6;
             double release = (released - installed) / 1e6;
-            csv.add(String.format("move,%s,%d,export,%.2f", layout, move, export));
-            csv.add(String.format("move,%s,%d,install,%.2f", layout, move, install));
-            csv.add(String.format("move,%s,%d,release,%.2f", layout, move, release));
+            csv.add(String.format("move,%s,%d,export,%.2f,", layout, move, export));
+            csv.add(String.format("move,%s,%d,install,%.2f,", layout, move, install));
+            csv.add(String.format("move,%s,%d,release,%.2f,", layout, move, release));
             System.out.printf(
                     "move %-34s %d: export %.1f ms, install %.1f ms, release %.1f ms%n",
                     layout, move, export, install, release);
@@ -366,6 +386,20 @@ public final class StateLayoutBenchmark {
                 }
                 for (String family : families) {
                     instance.db().flush(flush, instance.family(family));
+                }
+            }
+            awaitCompactions(instance, families);
+        }
+
+        /** Moves measured while RocksDB still compacts the fill would measure the compaction. */
+        private void awaitCompactions(LayoutInstance instance, List<String> families)
+                throws RocksDBException, InterruptedException {
+            for (String family : families) {
+                ColumnFamilyHandle handle = instance.family(family);
+                while (instance.db().getLongProperty(handle, "rocksdb.compaction-pending") > 0
+                        || instance.db().getLongProperty(handle, "rocksdb.num-running-compactions")
+                                > 0) {
+                    Thread.sleep(100);
                 }
             }
         }

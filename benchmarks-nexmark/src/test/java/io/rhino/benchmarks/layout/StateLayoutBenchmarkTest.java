@@ -53,6 +53,7 @@ class StateLayoutBenchmarkTest {
         for (String layout :
                 List.of(
                         "instance-per-vnode",
+                        "instance-per-subtask-flink",
                         "family-per-vnode",
                         "family-per-vnode-atomic-flush")) {
             assertThat(lines.stream().filter(l -> l.startsWith("checkpoint," + layout + ",")))

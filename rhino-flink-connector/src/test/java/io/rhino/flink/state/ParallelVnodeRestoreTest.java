@@ -15,16 +15,19 @@
 package io.rhino.flink.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.routing.RhinoOperatorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -42,12 +45,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A restoring subtask opens its vnodes several at once ({@code rhino.handover.threads}) and ends
- * with the same state as one that opens them one after the other; a restore that fails on one vnode
- * leaves no RocksDB instance behind.
+ * with the same state as one that opens them one after the other; a restore that fails on one
+ * vnode, or whose task is cancelled (its thread interrupted) while it waits for a vnode's handles
+ * or for the opens, leaves no RocksDB instance behind.
  */
 class ParallelVnodeRestoreTest {
 
     private static final RhinoOperatorSpec SPEC = new RhinoOperatorSpec("op", 128, 8, 1, 1);
+
+    /** Subtask 0 owns the 8 vnodes, subtask 1 none: a restore's target for the cancellations. */
+    private static final RhinoOperatorSpec WITH_STANDBY = new RhinoOperatorSpec("op", 128, 8, 2, 1);
+
     private static final ValueStateDescriptor<Long> VALUE =
             new ValueStateDescriptor<>("value", Types.LONG);
     private static final int KEYS_PER_VNODE = 300;
@@ -94,6 +102,84 @@ class ParallelVnodeRestoreTest {
         assertThat(rocksDbInstancesIn(harness.workingDirectory(0).toPath())).isZero();
     }
 
+    /**
+     * A task cancelled while it waits for a replica's fetch (here: a vnode's handles that wait
+     * until interrupted) must stop at once and leave none of the vnodes that were already opening.
+     */
+    @Test
+    void aRestoreCancelledWhileWaitingForAVnodesHandlesLeavesNoInstanceOpen() throws Exception {
+        harness = harnessWithThreads(WITH_STANDBY, 4);
+        List<ParallelVnodeRestore.Planned> plan = planFromACheckpoint();
+        CountDownLatch waiting = new CountDownLatch(1);
+        int last = plan.size() - 1;
+        plan.set(
+                last,
+                new ParallelVnodeRestore.Planned(
+                        plan.get(last).vnode(),
+                        () -> {
+                            waiting.countDown();
+                            new CountDownLatch(1).await(); // a fetch that never arrives
+                            throw new AssertionError("not interrupted");
+                        }));
+        VnodeKeyedStateBackend<Long> standby = harness.create(1, List.of());
+        Thread task = Thread.currentThread();
+        Thread canceller =
+                new Thread(
+                        () -> {
+                            try {
+                                waiting.await();
+                                task.interrupt(); // what Flink's task cancellation does
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        });
+        canceller.start();
+
+        try {
+            assertThatThrownBy(
+                            () -> new ParallelVnodeRestore("cancelled", 4).restore(standby, plan))
+                    .isInstanceOf(InterruptedException.class);
+        } finally {
+            canceller.join();
+            Thread.interrupted();
+        }
+        assertThat(standby.ownedVnodes()).isEmpty();
+        assertNothingLeftOpenBy(1);
+    }
+
+    /**
+     * A task cancelled while its task thread waits for the opens: every open still running is
+     * waited for and dropped, and the restore ends with the interruption.
+     */
+    @Test
+    void aRestoreCancelledWhileVnodesOpenDropsThem() throws Exception {
+        harness = harnessWithThreads(WITH_STANDBY, 4);
+        List<ParallelVnodeRestore.Planned> plan = planFromACheckpoint();
+        int last = plan.size() - 1;
+        ParallelVnodeRestore.Planned lastVnode = plan.get(last);
+        plan.set(
+                last,
+                new ParallelVnodeRestore.Planned(
+                        lastVnode.vnode(),
+                        () -> {
+                            // cancelled once every vnode is handed to the threads, before any
+                            // is adopted
+                            Thread.currentThread().interrupt();
+                            return lastVnode.handles().get();
+                        }));
+        VnodeKeyedStateBackend<Long> standby = harness.create(1, List.of());
+
+        try {
+            assertThatThrownBy(
+                            () -> new ParallelVnodeRestore("cancelled", 4).restore(standby, plan))
+                    .isInstanceOf(InterruptedException.class);
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(standby.ownedVnodes()).isEmpty();
+        assertNothingLeftOpenBy(1);
+    }
+
     @Test
     void threadsBelowOneAreRefusedWithTheOptionsName() {
         Configuration config = new Configuration();
@@ -107,9 +193,56 @@ class ParallelVnodeRestoreTest {
     }
 
     private VnodeBackendHarness harnessWithThreads(int threads) {
+        return harnessWithThreads(SPEC, threads);
+    }
+
+    private VnodeBackendHarness harnessWithThreads(RhinoOperatorSpec spec, int threads) {
         Configuration config = new Configuration();
         config.set(RhinoOptions.HANDOVER_THREADS, threads);
-        return new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints")).withConfiguration(config);
+        return new VnodeBackendHarness(spec, tmp.resolve("checkpoints")).withConfiguration(config);
+    }
+
+    /**
+     * No RocksDB instance of the cancelled restore exists, nor appears later (an open that escaped
+     * the restore would finish within the grace period), and closing the environment finds all
+     * managed memory released.
+     */
+    private void assertNothingLeftOpenBy(int subtask) throws Exception {
+        Path workingDirectory = harness.workingDirectory(subtask).toPath();
+        assertThat(rocksDbInstancesIn(workingDirectory)).isZero();
+        Thread.sleep(500);
+        assertThat(rocksDbInstancesIn(workingDirectory))
+                .as("instances opened after the cancelled restore returned")
+                .isZero();
+        VnodeBackendHarness closing = harness;
+        harness = null;
+        assertThatCode(closing::close)
+                .as("closing the environment: every instance released its managed memory")
+                .doesNotThrowAnyException();
+    }
+
+    /**
+     * Every vnode of a filled subtask 0, with its handles from a checkpoint, to restore into the
+     * standby subtask 1.
+     */
+    private List<ParallelVnodeRestore.Planned> planFromACheckpoint() throws Exception {
+        VnodeKeyedStateBackend<Long> original = harness.create(0, List.of());
+        fill(original);
+        KeyedStateHandle checkpoint = harness.checkpoint(original, 1);
+        VnodeRestore.Restored restored =
+                VnodeRestore.read(
+                        List.of(checkpoint),
+                        WITH_STANDBY,
+                        0,
+                        WITH_STANDBY.parallelism(),
+                        getClass().getClassLoader());
+        List<ParallelVnodeRestore.Planned> plan = new ArrayList<>();
+        restored.handlesByVnode()
+                .forEach(
+                        (vnode, handles) ->
+                                plan.add(new ParallelVnodeRestore.Planned(vnode, () -> handles)));
+        assertThat(plan).hasSize(WITH_STANDBY.numVnodes());
+        return plan;
     }
 
     /** Distinct values for keys of every vnode. */

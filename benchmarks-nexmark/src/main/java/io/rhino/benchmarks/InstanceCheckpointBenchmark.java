@@ -14,6 +14,7 @@
 
 package io.rhino.benchmarks;
 
+import io.rhino.benchmarks.layout.LayoutInstance;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -21,11 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.rocksdb.Checkpoint;
-import org.rocksdb.ColumnFamilyDescriptor;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.DBOptions;
 import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
@@ -112,44 +108,23 @@ public final class InstanceCheckpointBenchmark {
             // process-wide, hence the last variant
             Env.getDefault().setBackgroundThreads(4, Priority.HIGH);
         }
-        List<RocksDB> dbs = new ArrayList<>();
-        List<List<ColumnFamilyHandle>> families = new ArrayList<>();
-        List<AutoCloseable> resources = new ArrayList<>();
+        List<LayoutInstance> instancesOpen = new ArrayList<>();
         // the write buffer manager and its cache outlive the instances that share them
         try (LRUCache cache = new LRUCache(128 << 20);
                 WriteBufferManager buffers = new WriteBufferManager(64 << 20, cache);
                 WriteOptions noWal = new WriteOptions().setDisableWAL(true)) {
             try {
+                List<String> written = new ArrayList<>();
+                for (int f = 0; f < WRITTEN_FAMILIES; f++) {
+                    written.add("state-" + f);
+                }
                 for (int i = 0; i < instances; i++) {
-                    // the options Flink's backend and Rhino's vnode instances start from
-                    DBOptions options =
-                            new DBOptions()
-                                    .setCreateIfMissing(true)
-                                    .setCreateMissingColumnFamilies(true)
-                                    .setUseFsync(false)
-                                    .setStatsDumpPeriodSec(0)
-                                    .setMaxBackgroundJobs(2)
-                                    .setWriteBufferManager(buffers)
-                                    .setAtomicFlush(variant.equals("atomic-flush"));
-                    ColumnFamilyOptions columns =
-                            new ColumnFamilyOptions().setArenaBlockSize(64 << 10);
-                    resources.add(options);
-                    resources.add(columns);
-                    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-                    descriptors.add(
-                            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columns));
-                    for (int f = 0; f < WRITTEN_FAMILIES; f++) {
-                        descriptors.add(
-                                new ColumnFamilyDescriptor(("state-" + f).getBytes(), columns));
-                    }
-                    List<ColumnFamilyHandle> handles = new ArrayList<>();
-                    dbs.add(
-                            RocksDB.open(
-                                    options,
-                                    work.resolve("db-" + i).toString(),
-                                    descriptors,
-                                    handles));
-                    families.add(handles);
+                    instancesOpen.add(
+                            LayoutInstance.open(
+                                    work.resolve("db-" + i),
+                                    written,
+                                    buffers,
+                                    variant.equals("atomic-flush")));
                 }
                 Random random = new Random(42);
                 byte[] value = new byte[1024];
@@ -158,9 +133,10 @@ public final class InstanceCheckpointBenchmark {
                     for (int i = 0; i < instances; i++) {
                         for (int w = 0; w < (variant.equals("no-writes") ? 0 : writes); w++) {
                             random.nextBytes(value);
-                            dbs.get(i)
+                            LayoutInstance instance = instancesOpen.get(i);
+                            instance.db()
                                     .put(
-                                            families.get(i).get(1 + w % WRITTEN_FAMILIES),
+                                            instance.families().get(w % WRITTEN_FAMILIES),
                                             noWal,
                                             ("key-" + random.nextInt(100_000)).getBytes(),
                                             value);
@@ -171,15 +147,15 @@ public final class InstanceCheckpointBenchmark {
                     if (variant.equals("flush-all-first")) {
                         try (FlushOptions noWait = new FlushOptions().setWaitForFlush(false)) {
                             for (int i = 0; i < instances; i++) {
-                                dbs.get(i).flush(noWait, families.get(i));
+                                instancesOpen
+                                        .get(i)
+                                        .db()
+                                        .flush(noWait, instancesOpen.get(i).families());
                             }
                         }
                     }
                     for (int i = 0; i < instances; i++) {
-                        try (Checkpoint checkpoint = Checkpoint.create(dbs.get(i))) {
-                            checkpoint.createCheckpoint(
-                                    work.resolve("chk-" + round + "-" + i).toString());
-                        }
+                        instancesOpen.get(i).checkpoint(work.resolve("chk-" + round + "-" + i));
                     }
                     double millis = (System.nanoTime() - start) / 1e6;
                     csv.add(
@@ -194,15 +170,7 @@ public final class InstanceCheckpointBenchmark {
                         "%-16s ms per instance (rounds after the first): %s%n",
                         variant, perInstance);
             } finally {
-                for (List<ColumnFamilyHandle> handles : families) {
-                    handles.forEach(ColumnFamilyHandle::close);
-                }
-                for (RocksDB db : dbs) {
-                    db.close();
-                }
-                for (AutoCloseable resource : resources) {
-                    resource.close();
-                }
+                instancesOpen.forEach(LayoutInstance::close);
             }
         }
     }

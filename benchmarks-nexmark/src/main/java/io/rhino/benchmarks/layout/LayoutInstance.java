@@ -36,7 +36,7 @@ import org.rocksdb.WriteBufferManager;
  * manager), so that the layouts compared differ only in how state is split across instances and
  * column families.
  */
-final class LayoutInstance implements AutoCloseable {
+public final class LayoutInstance implements AutoCloseable {
 
     private final RocksDB db;
     private final DBOptions options;
@@ -59,8 +59,11 @@ final class LayoutInstance implements AutoCloseable {
         }
     }
 
-    /** Opens (creating if missing) the instance at {@code dir} with {@code names} as families. */
-    static LayoutInstance open(
+    /**
+     * Opens (creating if missing) the instance at {@code dir} with {@code names} as families;
+     * {@code buffers} may be null (no shared write buffer manager).
+     */
+    public static LayoutInstance open(
             Path dir, List<String> names, WriteBufferManager buffers, boolean atomicFlush)
             throws RocksDBException {
         DBOptions options =
@@ -93,11 +96,11 @@ final class LayoutInstance implements AutoCloseable {
         }
     }
 
-    RocksDB db() {
+    public RocksDB db() {
         return db;
     }
 
-    ColumnFamilyHandle family(String name) {
+    public ColumnFamilyHandle family(String name) {
         ColumnFamilyHandle handle = families.get(name);
         if (handle == null) {
             throw new IllegalArgumentException("No column family " + name + " in " + families);
@@ -105,8 +108,13 @@ final class LayoutInstance implements AutoCloseable {
         return handle;
     }
 
+    /** The named families, in their order. */
+    public List<ColumnFamilyHandle> families() {
+        return List.copyOf(families.values());
+    }
+
     /** A native checkpoint of the whole instance (flushes every written family first). */
-    void checkpoint(Path dir) throws RocksDBException {
+    public void checkpoint(Path dir) throws RocksDBException {
         try (Checkpoint checkpoint = Checkpoint.create(db)) {
             checkpoint.createCheckpoint(dir.toString());
         }

@@ -136,15 +136,10 @@ class ParallelVnodeRestoreTest {
         canceller.start();
 
         try {
-            assertThatThrownBy(
-                            () -> new ParallelVnodeRestore("cancelled", 4).restore(standby, plan))
-                    .isInstanceOf(InterruptedException.class);
+            assertCancelledWithNothingLeft(standby, plan);
         } finally {
             canceller.join();
-            Thread.interrupted();
         }
-        assertThat(standby.ownedVnodes()).isEmpty();
-        assertNothingLeftOpenBy(1);
     }
 
     /**
@@ -169,15 +164,7 @@ class ParallelVnodeRestoreTest {
                         }));
         VnodeKeyedStateBackend<Long> standby = harness.create(1, List.of());
 
-        try {
-            assertThatThrownBy(
-                            () -> new ParallelVnodeRestore("cancelled", 4).restore(standby, plan))
-                    .isInstanceOf(InterruptedException.class);
-        } finally {
-            Thread.interrupted();
-        }
-        assertThat(standby.ownedVnodes()).isEmpty();
-        assertNothingLeftOpenBy(1);
+        assertCancelledWithNothingLeft(standby, plan);
     }
 
     @Test
@@ -203,12 +190,22 @@ class ParallelVnodeRestoreTest {
     }
 
     /**
-     * No RocksDB instance of the cancelled restore exists, nor appears later (an open that escaped
-     * the restore would finish within the grace period), and closing the environment finds all
-     * managed memory released.
+     * The restore into the standby subtask 1 ends with the interruption, adopts nothing, and no
+     * RocksDB instance of it exists, nor appears later (an open that escaped the restore would
+     * finish within the grace period); closing the environment finds all managed memory released.
      */
-    private void assertNothingLeftOpenBy(int subtask) throws Exception {
-        Path workingDirectory = harness.workingDirectory(subtask).toPath();
+    private void assertCancelledWithNothingLeft(
+            VnodeKeyedStateBackend<Long> standby, List<ParallelVnodeRestore.Planned> plan)
+            throws Exception {
+        try {
+            assertThatThrownBy(
+                            () -> new ParallelVnodeRestore("cancelled", 4).restore(standby, plan))
+                    .isInstanceOf(InterruptedException.class);
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(standby.ownedVnodes()).isEmpty();
+        Path workingDirectory = harness.workingDirectory(1).toPath();
         assertThat(rocksDbInstancesIn(workingDirectory)).isZero();
         Thread.sleep(500);
         assertThat(rocksDbInstancesIn(workingDirectory))

@@ -199,19 +199,9 @@ public final class StateLayoutBenchmark {
                         }
                     }
                     Thread.sleep(200);
-                    int round0 = round;
-                    Timing timing =
-                            Timing.of(
-                                    () -> {
-                                        for (int i = 0; i < instances.size(); i++) {
-                                            instances
-                                                    .get(i)
-                                                    .checkpoint(
-                                                            work.resolve(
-                                                                    "chk-" + layout + round0 + "-"
-                                                                            + i));
-                                        }
-                                    });
+                    Path checkpoints =
+                            Files.createDirectories(work.resolve("chk-" + layout + "-" + round));
+                    Timing timing = Timing.of(() -> checkpointAll(instances, checkpoints));
                     double millis = timing.seconds() * 1e3;
                     csv.add(
                             String.format(
@@ -227,6 +217,14 @@ public final class StateLayoutBenchmark {
                     "checkpoint %-30s %d vnodes, ms per checkpoint (after the first): %s,"
                             + " CPU ms: %s%n",
                     layout, shape.vnodes(), format(kept), format(cpu));
+        }
+
+        /** A native checkpoint of each instance, one after the other, as the task thread does. */
+        private static void checkpointAll(List<LayoutInstance> instances, Path dir)
+                throws Exception {
+            for (int i = 0; i < instances.size(); i++) {
+                instances.get(i).checkpoint(dir.resolve("instance-" + i));
+            }
         }
     }
 

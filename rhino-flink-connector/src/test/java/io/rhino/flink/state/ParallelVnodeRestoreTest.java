@@ -39,6 +39,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -104,9 +105,10 @@ class ParallelVnodeRestoreTest {
 
     /**
      * A task cancelled while it waits for a replica's fetch (here: a vnode's handles that wait
-     * until interrupted) must stop at once and leave none of the vnodes that were already opening.
+     * until interrupted) must stop and leave none of the vnodes that were already opening.
      */
     @Test
+    @Timeout(60) // a restore that never asked for the last vnode's handles would wait forever
     void aRestoreCancelledWhileWaitingForAVnodesHandlesLeavesNoInstanceOpen() throws Exception {
         harness = harnessWithThreads(WITH_STANDBY, 4);
         List<ParallelVnodeRestore.Planned> plan = planFromACheckpoint();
@@ -147,6 +149,7 @@ class ParallelVnodeRestoreTest {
      * waited for and dropped, and the restore ends with the interruption.
      */
     @Test
+    @Timeout(60)
     void aRestoreCancelledWhileVnodesOpenDropsThem() throws Exception {
         harness = harnessWithThreads(WITH_STANDBY, 4);
         List<ParallelVnodeRestore.Planned> plan = planFromACheckpoint();

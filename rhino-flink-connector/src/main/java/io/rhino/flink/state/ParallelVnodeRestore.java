@@ -50,7 +50,7 @@ final class ParallelVnodeRestore {
     private static final Logger LOG = LoggerFactory.getLogger(ParallelVnodeRestore.class);
 
     /** How long a failed restore waits for the opens still running before it gives up on them. */
-    private static final long ABANDON_WAIT_MILLIS = 60_000;
+    static final long ABANDON_WAIT_MILLIS = 60_000;
 
     /**
      * A vnode to restore, and where its state comes from: {@code handles} is called on the task

@@ -20,6 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.testjobs.StallingFileSystemFactory;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,12 +30,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.core.fs.CloseableRegistry;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -48,7 +52,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A restoring subtask opens its vnodes several at once ({@code rhino.handover.threads}) and ends
  * with the same state as one that opens them one after the other; a restore that fails on one
  * vnode, or whose task is cancelled (its thread interrupted) while it waits for a vnode's handles
- * or for the opens, leaves no RocksDB instance behind.
+ * or for the opens, or while a download stalls, leaves no RocksDB instance behind.
  */
 class ParallelVnodeRestoreTest {
 
@@ -170,6 +174,65 @@ class ParallelVnodeRestoreTest {
         assertCancelledWithNothingLeft(standby, plan);
     }
 
+    /**
+     * A task cancelled while one vnode's download from the checkpoint storage stalls: Flink closes
+     * the restore's streams through the task's cancel registry, then interrupts the task thread.
+     * The stalled download must end with its stream, so the restore ends at once instead of waiting
+     * out the opens still running, and leaves no instance.
+     */
+    @Test
+    @Timeout(120)
+    void aRestoreCancelledWhileADownloadStallsEndsWhenFlinkClosesItsStreams() throws Exception {
+        harness = harnessWithThreads(4).withCheckpointScheme(StallingFileSystemFactory.SCHEME);
+        VnodeKeyedStateBackend<Long> original = harness.create(0, List.of());
+        fill(original);
+        KeyedStateHandle checkpoint = harness.checkpoint(original, 1);
+        StallingFileSystemFactory.Stall stall =
+                StallingFileSystemFactory.stallReadsOf(
+                        largestSharedFile().getFileName().toString());
+        CloseableRegistry cancelRegistry = new CloseableRegistry();
+        Thread task = Thread.currentThread();
+        Thread canceller =
+                new Thread(
+                        () -> {
+                            try {
+                                if (stall.awaitStalledRead(60, TimeUnit.SECONDS)) {
+                                    // Flink's cancel: the task's closeables, then the interrupt
+                                    cancelRegistry.close();
+                                    task.interrupt();
+                                }
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+        canceller.start();
+
+        long start = System.nanoTime();
+        try {
+            // the interrupt, or the closed stream's failure if it reaches the task thread first
+            assertThatThrownBy(() -> harness.create(0, List.of(checkpoint), cancelRegistry))
+                    .isInstanceOfAny(InterruptedException.class, IOException.class);
+        } finally {
+            Thread.interrupted();
+            StallingFileSystemFactory.disarm();
+            canceller.join();
+        }
+        long tookMillis = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(stall.awaitStalledRead(0, TimeUnit.SECONDS))
+                .as("a vnode's download stalled")
+                .isTrue();
+        assertThat(tookMillis)
+                .as("the cancelled restore ended without waiting out the stalled open")
+                .isLessThan(ParallelVnodeRestore.ABANDON_WAIT_MILLIS / 2);
+        Path workingDirectory = harness.workingDirectory(0).toPath();
+        assertThat(rocksDbInstancesIn(workingDirectory)).isZero();
+        Thread.sleep(500);
+        assertThat(rocksDbInstancesIn(workingDirectory))
+                .as("instances opened after the cancelled restore returned")
+                .isZero();
+    }
+
     @Test
     void threadsBelowOneAreRefusedWithTheOptionsName() {
         Configuration config = new Configuration();
@@ -286,7 +349,7 @@ class ParallelVnodeRestoreTest {
     private static long size(Path file) {
         try {
             return Files.size(file);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
     }

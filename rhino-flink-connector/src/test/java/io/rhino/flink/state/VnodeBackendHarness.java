@@ -15,6 +15,7 @@
 package io.rhino.flink.state;
 
 import io.rhino.flink.routing.RhinoOperatorSpec;
+import java.net.URI;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -57,6 +58,7 @@ public final class VnodeBackendHarness implements AutoCloseable {
 
     private final TtlTimeProvider ttlTimeProvider;
     private Configuration configuration = new Configuration();
+    private String checkpointScheme = "file";
 
     public VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
         this(spec, checkpointDir, TtlTimeProvider.DEFAULT);
@@ -75,8 +77,27 @@ public final class VnodeBackendHarness implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Checkpoints from now on are written through the file system of {@code scheme} (a local one
+     * registered for tests, such as {@code stalling}) and restored through it.
+     */
+    VnodeBackendHarness withCheckpointScheme(String scheme) {
+        this.checkpointScheme = scheme;
+        return this;
+    }
+
     public VnodeKeyedStateBackend<Long> create(
             int subtask, Collection<KeyedStateHandle> restoreFrom) throws Exception {
+        return create(subtask, restoreFrom, new CloseableRegistry());
+    }
+
+    /**
+     * Creates subtask {@code subtask}'s backend, restored from {@code restoreFrom}, with the cancel
+     * registry Flink's cancellation closes to stop the restore's downloads.
+     */
+    VnodeKeyedStateBackend<Long> create(
+            int subtask, Collection<KeyedStateHandle> restoreFrom, CloseableRegistry cancelRegistry)
+            throws Exception {
         MockEnvironment env =
                 new MockEnvironmentBuilder()
                         .setParallelism(spec.parallelism())
@@ -105,7 +126,7 @@ public final class VnodeBackendHarness implements AutoCloseable {
                                 ttlTimeProvider,
                                 new UnregisteredMetricsGroup(),
                                 restoreFrom,
-                                new CloseableRegistry()),
+                                cancelRegistry),
                         spec);
         resources.add(
                 () -> {
@@ -181,9 +202,9 @@ public final class VnodeBackendHarness implements AutoCloseable {
         Files.createDirectories(shared);
         FsCheckpointStreamFactory streams =
                 new FsCheckpointStreamFactory(
-                        FileSystem.getLocalFileSystem(),
-                        new Path(exclusive.toUri()),
-                        new Path(shared.toUri()),
+                        FileSystem.get(URI.create(checkpointScheme + ":///")),
+                        new Path(checkpointScheme, null, exclusive.toString()),
+                        new Path(checkpointScheme, null, shared.toString()),
                         inlineThreshold,
                         Math.max(4096, inlineThreshold));
         return backend.snapshot(

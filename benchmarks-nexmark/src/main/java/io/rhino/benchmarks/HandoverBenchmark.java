@@ -23,6 +23,7 @@ import io.rhino.benchmarks.handover.LoadEvent;
 import io.rhino.benchmarks.handover.LoadGenerator;
 import io.rhino.benchmarks.handover.MeasuredStateTransfer;
 import io.rhino.benchmarks.handover.PageCache;
+import io.rhino.benchmarks.handover.RocksDbOpenSteps;
 import io.rhino.benchmarks.handover.RunProbe;
 import io.rhino.benchmarks.handover.StateHolder;
 import io.rhino.core.handover.VnodeMove;
@@ -35,6 +36,8 @@ import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -44,9 +47,12 @@ import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -238,7 +244,13 @@ public final class HandoverBenchmark {
                 EmbeddedCluster.start(2, 2, workDir.resolve("cluster"), settings.managedMemory())) {
             for (long size : settings.sizes()) {
                 Path runDir = Files.createDirectories(workDir.resolve("run-" + size));
-                rhino.add(measureRhino(cluster, settings, size, runDir.resolve("rhino")));
+                rhino.add(
+                        measureRhino(
+                                cluster,
+                                workDir.resolve("cluster"),
+                                settings,
+                                size,
+                                runDir.resolve("rhino")));
                 // room on the disk for Flink's copies of the same state
                 EmbeddedCluster.deleteRecursively(runDir.resolve("rhino"));
                 if (settings.flink()) {
@@ -253,7 +265,8 @@ public final class HandoverBenchmark {
     }
 
     private static RhinoHandover measureRhino(
-            EmbeddedCluster cluster, Settings settings, long size, Path dir) throws Exception {
+            EmbeddedCluster cluster, Path clusterDir, Settings settings, long size, Path dir)
+            throws Exception {
         String runId = "rhino-" + UUID.randomUUID();
         VnodeLayout layout = new VnodeLayout(settings.keyGroups(), settings.vnodes());
         RoutingTable initial = RoutingTable.initial(layout, PARALLELISM, PARALLELISM - 1);
@@ -334,6 +347,7 @@ public final class HandoverBenchmark {
             }
             Thread.sleep(settings.after().toMillis());
             CheckpointCost checkpointAfter = checkpointCost(cluster, jobId);
+            List<RocksDbOpenSteps> targetOpens = targetOpens(clusterDir, target, moves);
             return new RhinoHandover(
                     size,
                     stateBytes,
@@ -348,11 +362,46 @@ public final class HandoverBenchmark {
                     LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("after", RunProbe.Group.STAYING)),
                     LatencySummary.of(probe.takeLatencies("handover", RunProbe.Group.MOVING)),
-                    checkpointAfter);
+                    checkpointAfter,
+                    targetOpens.size(),
+                    RocksDbOpenSteps.medianOf(targetOpens));
         } finally {
             cancel(cluster, jobId);
             RunProbe.remove(runId);
         }
+    }
+
+    /**
+     * The steps of each moved vnode's RocksDB open at the target, from the information logs of the
+     * target subtask's instances of those vnodes (their working directories are named after the
+     * subtask, {@code _<index + 1>_<parallelism>_}, and the vnode).
+     */
+    private static List<RocksDbOpenSteps> targetOpens(
+            Path clusterDir, int target, List<VnodeMove> moves) throws IOException {
+        Set<String> instanceNames =
+                moves.stream()
+                        .map(
+                                m ->
+                                        "__"
+                                                + (target + 1)
+                                                + "_"
+                                                + PARALLELISM
+                                                + "__vnode_"
+                                                + m.vnode()
+                                                + "_uuid_")
+                        .collect(Collectors.toSet());
+        List<RocksDbOpenSteps> opens = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(clusterDir)) {
+            for (Path log : files.filter(f -> f.getFileName().toString().equals("LOG")).toList()) {
+                String instance = log.getParent().getParent().getFileName().toString();
+                if (instanceNames.stream().anyMatch(instance::contains)) {
+                    RocksDbOpenSteps.lastOpenIn(
+                                    Files.readAllLines(log, StandardCharsets.ISO_8859_1))
+                            .ifPresent(opens::add);
+                }
+            }
+        }
+        return opens;
     }
 
     /**

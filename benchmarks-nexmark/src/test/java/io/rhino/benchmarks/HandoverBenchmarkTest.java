@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Smoke test: a tiny handover benchmark moves the filled vnodes with a completed handover, times
- * Flink's savepoint rescale of the same state, and writes the CSV.
+ * Smoke test: a tiny handover benchmark moves the filled vnodes with a completed handover, reads
+ * the steps of their RocksDB opens at the target, times Flink's savepoint rescale of the same
+ * state, and writes the CSV.
  */
 class HandoverBenchmarkTest {
 
@@ -59,6 +60,15 @@ class HandoverBenchmarkTest {
                 .as("the first checkpoint after the move uploads only what is new")
                 .isPositive()
                 .isLessThan(rhino.checkpointBytes() / 2);
+        // every moved vnode's RocksDB open at the target, read from its information log
+        assertThat(rhino.targetOpens()).isEqualTo(rhino.movedVnodes());
+        assertThat(rhino.targetOpenSteps())
+                .hasValueSatisfying(
+                        steps ->
+                                assertThat(steps.totalMillis())
+                                        .isPositive()
+                                        .isGreaterThanOrEqualTo(steps.recoverMillis())
+                                        .isGreaterThanOrEqualTo(steps.newManifestMillis()));
 
         assertThat(report.flink()).hasSize(1);
         FlinkRescale flink = report.flink().get(0);

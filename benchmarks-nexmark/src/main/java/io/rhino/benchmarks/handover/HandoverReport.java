@@ -24,7 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -67,7 +69,9 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
             LatencySummary during,
             LatencySummary after,
             LatencySummary movedDuring,
-            CheckpointCost checkpointAfter) {}
+            CheckpointCost checkpointAfter,
+            int targetOpens,
+            Optional<RocksDbOpenSteps> targetOpenSteps) {}
 
     /**
      * The first checkpoint after the handover: how long it took and what it uploaded (Flink's
@@ -134,6 +138,20 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                     "       first checkpoint after the handover: %d ms, %s uploaded%n",
                     h.checkpointAfter().millis(),
                     bytes(h.checkpointAfter().uploadedBytes()));
+            h.targetOpenSteps()
+                    .ifPresent(
+                            steps ->
+                                    out.printf(
+                                            Locale.ROOT,
+                                            "       RocksDB's opens at the target, median of %d:"
+                                                    + " %.1f ms (MANIFEST recovered %.1f, identity"
+                                                    + " %.1f, new MANIFEST and OPTIONS synced"
+                                                    + " %.1f)%n",
+                                            h.targetOpens(),
+                                            steps.totalMillis(),
+                                            steps.recoverMillis(),
+                                            steps.identityMillis(),
+                                            steps.newManifestMillis()));
         }
         for (FlinkRescale f : flink) {
             out.printf(
@@ -172,7 +190,9 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                     .collect(Collectors.joining(","))
                             + ",copied_bytes,export_ms,network_bytes,savepoint_ms,restore_ms,"
                             + "steady_p99_ms,during_p99_ms,during_max_ms,after_p99_ms,"
-                            + "moved_max_ms,checkpoint_after_ms,checkpoint_after_uploaded_bytes");
+                            + "moved_max_ms,checkpoint_after_ms,checkpoint_after_uploaded_bytes,"
+                            + "target_opens,rocksdb_open_ms,rocksdb_open_recover_ms,"
+                            + "rocksdb_open_identity_ms,rocksdb_open_new_manifest_ms");
             for (RhinoHandover h : rhino) {
                 writer.println(
                         String.join(
@@ -200,7 +220,19 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                 String.valueOf(h.after().p99()),
                                 String.valueOf(h.movedDuring().max()),
                                 String.valueOf(h.checkpointAfter().millis()),
-                                String.valueOf(h.checkpointAfter().uploadedBytes())));
+                                String.valueOf(h.checkpointAfter().uploadedBytes()),
+                                String.valueOf(h.targetOpens()),
+                                h.targetOpenSteps()
+                                        .map(
+                                                steps ->
+                                                        Stream.of(
+                                                                        steps.totalMillis(),
+                                                                        steps.recoverMillis(),
+                                                                        steps.identityMillis(),
+                                                                        steps.newManifestMillis())
+                                                                .map(HandoverReport::millis)
+                                                                .collect(Collectors.joining(",")))
+                                        .orElse(",,,")));
             }
             for (FlinkRescale f : flink) {
                 writer.println(
@@ -214,9 +246,13 @@ public record HandoverReport(List<RhinoHandover> rhino, List<FlinkRescale> flink
                                 ",,",
                                 String.valueOf(f.savepointMillis()),
                                 String.valueOf(f.restoreMillis()),
-                                ",,,,,,"));
+                                ",,,,,,,,,,,"));
             }
         }
+    }
+
+    private static String millis(double millis) {
+        return String.format(Locale.ROOT, "%.1f", millis);
     }
 
     /** A byte count for people: 1.5 GB, 200 MB, 12 KB. */

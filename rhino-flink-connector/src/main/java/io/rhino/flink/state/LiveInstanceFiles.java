@@ -47,23 +47,45 @@ public final class LiveInstanceFiles {
 
     private static final Field DB = dbField();
     private static final String MEMTABLE_BYTES = "rocksdb.cur-size-all-mem-tables";
+    private static final String IDENTITY_FILE = "IDENTITY";
 
     private LiveInstanceFiles() {}
 
     /** Creates {@code directory} (which must not exist) holding the instance's live files. */
     public static void checkpoint(CheckpointableKeyedStateBackend<?> vnodeBackend, Path directory)
             throws Exception {
+        Files.createDirectories(directory.getParent());
+        try (Checkpoint checkpoint = Checkpoint.create(dbOf(vnodeBackend))) {
+            checkpoint.createCheckpoint(directory.toString());
+        }
+    }
+
+    /**
+     * Copies the instance's {@code IDENTITY} file into {@code directory}, a RocksDB checkpoint of
+     * it. A checkpoint holds none, so RocksDB's open of it writes a new one and syncs it and the
+     * directory, which waits behind every other write on a busy disk; with the file there, the open
+     * reads it. The vnode keeps its RocksDB identity as it moves (its origin's instance is dropped
+     * once it has moved). Nothing is copied where the instance has no such file or the checkpoint
+     * already holds one.
+     */
+    static void copyIdentity(CheckpointableKeyedStateBackend<?> vnodeBackend, Path directory)
+            throws Exception {
+        Path identity = Paths.get(dbOf(vnodeBackend).getName()).resolve(IDENTITY_FILE);
+        Path copy = directory.resolve(IDENTITY_FILE);
+        if (Files.isRegularFile(identity) && !Files.exists(copy)) {
+            Files.copy(identity, copy);
+        }
+    }
+
+    private static RocksDB dbOf(CheckpointableKeyedStateBackend<?> vnodeBackend)
+            throws IllegalAccessException {
         if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
             throw new IllegalStateException(
                     "A Rhino vnode is served by a "
                             + vnodeBackend.getClass().getName()
                             + ", expected Flink's RocksDBKeyedStateBackend");
         }
-        Files.createDirectories(directory.getParent());
-        RocksDB db = (RocksDB) DB.get(rocksdb);
-        try (Checkpoint checkpoint = Checkpoint.create(db)) {
-            checkpoint.createCheckpoint(directory.toString());
-        }
+        return (RocksDB) DB.get(rocksdb);
     }
 
     /**

@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * again. Before, an incremental snapshot uploaded (copied) every SST file the instance had written
  * since the last completed checkpoint: 1 GB at 5 GB of state after compaction.
  *
+ * <p>The export carries the instance's {@code IDENTITY} file, which a RocksDB checkpoint leaves
+ * out: without it, the target's open writes and syncs a new one.
+ *
  * <p>The first timer of each key group of the vnode's timer queues, as the origin's queues hold
  * them in memory, goes into the exported RocksDB directory ({@link TimerQueueHeads}): the target
  * then creates its timer queues without a seek per key group into an instance it has not read yet.
@@ -81,6 +84,7 @@ final class VnodeExporter {
         try {
             LiveInstanceFiles.checkpoint(vnodeBackend, db);
             checkpointed = System.nanoTime();
+            LiveInstanceFiles.copyIdentity(vnodeBackend, db);
             timerHeads.writeInto(db);
             writeMetadata(described, metadata);
         } finally {

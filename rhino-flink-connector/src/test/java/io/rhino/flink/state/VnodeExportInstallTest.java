@@ -126,6 +126,25 @@ class VnodeExportInstallTest {
         assertState(origin, staying, List.of());
     }
 
+    /**
+     * The export carries the instance's IDENTITY file (a RocksDB checkpoint leaves it out), so the
+     * target's open reads it instead of writing and syncing a new one.
+     */
+    @Test
+    void aMovedVnodeKeepsItsRocksDbIdentity() throws Exception {
+        VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+        VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+        writeState(origin, harness.keysOf(MOVED, 50), 2);
+        String originIdentity = identityOf(0, MOVED);
+
+        harness.move(origin, target, MOVED, tmp.resolve("export"));
+
+        assertThat(identityOf(1, MOVED)).isEqualTo(originIdentity);
+        assertThat(identityOf(1, 4))
+                .as("another instance of the target has an identity of its own")
+                .isNotEqualTo(originIdentity);
+    }
+
     @Test
     void checkpointOfTargetRestoresInstalledVnode() throws Exception {
         VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
@@ -276,6 +295,18 @@ class VnodeExportInstallTest {
                                 }
                             })
                     .count();
+        }
+    }
+
+    /** The IDENTITY file of the instance of {@code vnode} in {@code subtask}'s backend. */
+    private String identityOf(int subtask, int vnode) throws Exception {
+        try (Stream<Path> files = Files.walk(harness.workingDirectory(subtask).toPath())) {
+            List<Path> identities =
+                    files.filter(f -> f.getFileName().toString().equals("IDENTITY"))
+                            .filter(f -> f.toString().contains("_vnode_" + vnode + "_uuid_"))
+                            .toList();
+            assertThat(identities).as("IDENTITY of vnode %s", vnode).hasSize(1);
+            return Files.readString(identities.get(0)).trim();
         }
     }
 }

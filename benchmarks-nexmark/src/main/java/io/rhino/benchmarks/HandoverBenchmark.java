@@ -378,17 +378,10 @@ public final class HandoverBenchmark {
      */
     private static List<RocksDbOpenSteps> targetOpens(
             Path clusterDir, int target, List<VnodeMove> moves) throws IOException {
+        String ofTarget = "__" + (target + 1) + "_" + PARALLELISM + "__vnode_";
         Set<String> instanceNames =
                 moves.stream()
-                        .map(
-                                m ->
-                                        "__"
-                                                + (target + 1)
-                                                + "_"
-                                                + PARALLELISM
-                                                + "__vnode_"
-                                                + m.vnode()
-                                                + "_uuid_")
+                        .map(move -> ofTarget + move.vnode() + "_uuid_")
                         .collect(Collectors.toSet());
         List<RocksDbOpenSteps> opens = new ArrayList<>();
         try (Stream<Path> files = Files.walk(clusterDir)) {

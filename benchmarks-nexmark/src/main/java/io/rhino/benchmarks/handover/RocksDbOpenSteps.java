@@ -29,9 +29,9 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code recoverMillis}: reading the MANIFEST, setting up the column families and opening
  *       their table files ("Recovering from manifest" to "Recovered from manifest");
- *   <li>{@code identityMillis}: up to "DB ID", where an instance made by a RocksDB checkpoint (an
- *       export or a checkpoint's files, which hold no {@code IDENTITY} file) writes and syncs a new
- *       one;
+ *   <li>{@code identityMillis}: up to "DB ID": the instance's {@code IDENTITY} file read, or, where
+ *       its directory holds none (a RocksDB checkpoint's files, as Flink's checkpoints hold them),
+ *       a new one written and synced; a vnode's export carries its file;
  *   <li>{@code newManifestMillis}: from "Creating manifest" to "DB pointer": a new MANIFEST,
  *       CURRENT and OPTIONS file written and synced;
  *   <li>{@code totalMillis}: from the log's first line of the open to "DB pointer".

@@ -117,9 +117,7 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
                     case WELCOME -> new ReplicationMessage.Welcome();
                     case OPEN -> readOpen(frame);
                     case CHUNK ->
-                            new ReplicationMessage.Chunk(
-                                    frame.readLong(),
-                                    frame.readRetainedSlice(frame.readableBytes()));
+                            new ReplicationMessage.Chunk(frame.readLong(), ownCopy(ctx, frame));
                     case CREDIT -> new ReplicationMessage.Credit(frame.readLong(), frame.readInt());
                     case ACK -> new ReplicationMessage.Ack(frame.readLong());
                     case FAIL -> new ReplicationMessage.Fail(frame.readLong(), readString(frame));
@@ -161,6 +159,17 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
 
     private static void writeString(ByteBuf out, String value) {
         writeBytes(out, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The chunk's bytes in a buffer of their own. A slice would pin the frame decoder's whole read
+     * buffer for as long as the chunk waits to be forwarded and keep that decoder from compacting
+     * it, so a hop would hold far more than its credit window; copying 64 KiB costs microseconds.
+     */
+    private static ByteBuf ownCopy(ChannelHandlerContext ctx, ByteBuf frame) {
+        ByteBuf copy = ctx.alloc().directBuffer(frame.readableBytes());
+        copy.writeBytes(frame);
+        return copy;
     }
 
     private static String readString(ByteBuf in) {

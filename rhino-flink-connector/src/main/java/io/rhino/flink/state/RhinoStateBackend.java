@@ -47,7 +47,6 @@ import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.v2.adaptor.AsyncKeyedStateBackendAdaptor;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.util.TernaryBoolean;
 import org.slf4j.Logger;
@@ -78,7 +77,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     private final EmbeddedRocksDBStateBackend rocksdb;
 
     /** For the vnodes of Rhino operators: as configured, but with timers in RocksDB. */
-    private final EmbeddedRocksDBStateBackend vnodeRocksdb;
+    private final VnodeRocksDbBackends vnodeRocksdb;
 
     private final int retainedCheckpoints;
 
@@ -90,7 +89,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     public RhinoStateBackend() {
         this(
                 new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE),
-                timersInRocksDb(),
+                VnodeRocksDbBackends.unconfigured(),
                 1,
                 RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS.defaultValue(),
                 RhinoOptions.HANDOVER_THREADS.defaultValue());
@@ -98,7 +97,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
 
     private RhinoStateBackend(
             EmbeddedRocksDBStateBackend rocksdb,
-            EmbeddedRocksDBStateBackend vnodeRocksdb,
+            VnodeRocksDbBackends vnodeRocksdb,
             int retainedCheckpoints,
             boolean checkpointTimerHeads,
             int restoreThreads) {
@@ -109,13 +108,6 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         this.restoreThreads = restoreThreads;
     }
 
-    /** A type set explicitly wins over the configuration when the backend is configured. */
-    private static EmbeddedRocksDBStateBackend timersInRocksDb() {
-        EmbeddedRocksDBStateBackend backend = new EmbeddedRocksDBStateBackend(TernaryBoolean.TRUE);
-        backend.setPriorityQueueStateType(PriorityQueueStateType.ROCKSDB);
-        return backend;
-    }
-
     @Override
     public RhinoStateBackend configure(ReadableConfig config, ClassLoader classLoader) {
         int retained =
@@ -123,7 +115,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         .orElse(config.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
         return new RhinoStateBackend(
                 rocksdb.configure(config, classLoader),
-                vnodeBackend(config, classLoader),
+                VnodeRocksDbBackends.configure(config, classLoader),
                 retained,
                 config.get(RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS),
                 restoreThreads(config));
@@ -139,20 +131,6 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             + " (expected: 1 or more)");
         }
         return threads;
-    }
-
-    /**
-     * The configured RocksDB backend, with the vnode instances' options (VnodeRocksDbOptions) under
-     * it.
-     */
-    private EmbeddedRocksDBStateBackend vnodeBackend(
-            ReadableConfig config, ClassLoader classLoader) {
-        EmbeddedRocksDBStateBackend configured = vnodeRocksdb.configure(config, classLoader);
-        configured.setRocksDBOptions(
-                new VnodeRocksDbOptions(
-                        config.get(RhinoOptions.STATE_ARENA_BLOCK_SIZE).getBytes(),
-                        configured.getRocksDBOptions()));
-        return configured;
     }
 
     @Override
@@ -255,9 +233,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         // installed later by handovers register their restore streams with the backend's own.
         CloseableRegistry laterInstalls = new CloseableRegistry();
         AtomicBoolean initialised = new AtomicBoolean();
+        EmbeddedRocksDBStateBackend instances =
+                vnodeRocksdb.forOperator(env, parameters.getOperatorIdentifier(), spec.numVnodes());
         VnodeBackendFactory<K> backendFactory =
                 (vnode, handles) ->
                         createVnodeDelegate(
+                                instances,
                                 parameters,
                                 layout,
                                 vnode,
@@ -413,7 +394,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
     }
 
     private void logHeapTimersOverrideOnce() {
-        if (rocksdb.getPriorityQueueStateType() == PriorityQueueStateType.HEAP
+        if (rocksdb.getPriorityQueueStateType()
+                        == EmbeddedRocksDBStateBackend.PriorityQueueStateType.HEAP
                 && HEAP_TIMERS_OVERRIDE_LOGGED.compareAndSet(false, true)) {
             LOG.warn(
                     "{} is HEAP, but Rhino keyed operators keep their timers in RocksDB: a vnode's "
@@ -437,7 +419,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         }
     }
 
-    private <K> AbstractKeyedStateBackend<K> createVnodeDelegate(
+    private static <K> AbstractKeyedStateBackend<K> createVnodeDelegate(
+            EmbeddedRocksDBStateBackend instances,
             KeyedStateBackendParameters<K> parameters,
             VnodeLayout layout,
             int vnode,
@@ -445,11 +428,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             CloseableRegistry cancelRegistry)
             throws Exception {
         KeyGroupSpan span = layout.keyGroupsOf(vnode);
-        return vnodeRocksdb.createKeyedStateBackend(
+        return instances.createKeyedStateBackend(
                 new KeyedStateBackendParametersImpl<>(
                         parameters.getEnv(),
                         parameters.getJobID(),
-                        parameters.getOperatorIdentifier() + "_vnode_" + vnode,
+                        VnodeRocksDbBackends.vnodeIdentifier(
+                                parameters.getOperatorIdentifier(), vnode),
                         parameters.getKeySerializer(),
                         parameters.getNumberOfKeyGroups(),
                         new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup()),

@@ -103,14 +103,13 @@ final class VnodeRocksDbBackends implements Serializable {
         }
         LOG.warn(
                 "{}: its vnode instances keep their RocksDB logs in their own directories instead"
-                        + " of {} ({}). RocksDB names a log there after the instance's path, and"
-                        + " that name would reach {} characters, past the file name limit of {}."
-                        + " Shorten state.backend.rocksdb.localdir (or io.tmp.dirs) to keep the"
-                        + " logs there.",
+                        + " of {} ({}). RocksDB names a log there after its instance's path, which"
+                        + " reaches {} characters here, and a file name stops at {}. Shorten"
+                        + " state.backend.rocksdb.localdir (or io.tmp.dirs) to keep the logs there.",
                 operatorIdentifier,
                 RocksDBConfigurableOptions.LOG_DIR.key(),
                 logDir,
-                longest.length() + RELOCATED_LOG_SUFFIX.length(),
+                longest.length(),
                 MAX_FILE_NAME);
         return logInInstance;
     }

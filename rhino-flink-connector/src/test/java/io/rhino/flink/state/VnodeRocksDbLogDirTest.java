@@ -52,6 +52,15 @@ class VnodeRocksDbLogDirTest {
 
             assertThat(logsIn(logs)).hasSize(4).allMatch(name -> name.endsWith("_db_LOG"));
             assertThat(instanceLogsUnder(local)).isEmpty();
+            // the computed longest path is that of the last vnode's instance, as Flink names it
+            int longest =
+                    VnodeRocksDbBackends.longestInstancePath(
+                                    List.of(local.toFile()), new JobID(), "op_0_vnode_3")
+                            .length();
+            assertThat(instancePathLengthsUnder(local))
+                    .hasSize(4)
+                    .allMatch(length -> length <= longest)
+                    .contains(longest);
         }
     }
 
@@ -118,6 +127,15 @@ class VnodeRocksDbLogDirTest {
     private static List<String> logsIn(Path directory) throws IOException {
         try (Stream<Path> files = Files.list(directory)) {
             return files.map(file -> file.getFileName().toString()).toList();
+        }
+    }
+
+    private static List<Integer> instancePathLengthsUnder(Path directory) throws IOException {
+        try (Stream<Path> instances = Files.list(directory)) {
+            return instances
+                    .filter(dir -> dir.getFileName().toString().startsWith("job_"))
+                    .map(dir -> dir.resolve("db").toAbsolutePath().toString().length())
+                    .toList();
         }
     }
 

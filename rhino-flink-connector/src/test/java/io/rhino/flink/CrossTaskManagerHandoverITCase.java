@@ -85,7 +85,8 @@ class CrossTaskManagerHandoverITCase {
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "across-" + UUID.randomUUID();
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, replicas, "across-it");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(PARALLELISM);
@@ -171,7 +172,8 @@ class CrossTaskManagerHandoverITCase {
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "across-failover-" + UUID.randomUUID();
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, replicas, "across-failover-it");
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);

@@ -110,7 +110,8 @@ class InstallOffTheTaskThreadITCase {
             throws Exception {
         String runId = "install-fails-" + UUID.randomUUID();
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(200));
         JobClient job = submit(runId, config, "install-fails");
         try {

@@ -133,7 +133,7 @@ class JobManagerFailoverITCase {
     private String submit(ProcessCluster cluster, int restPort, Path output) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
-                config, directory.resolve("checkpoints"), Duration.ofMinutes(10));
+                config, directory.resolve("checkpoints"), RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "jm-failover-it");
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);

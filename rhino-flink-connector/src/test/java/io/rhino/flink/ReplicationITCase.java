@@ -81,7 +81,8 @@ class ReplicationITCase {
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "replication-" + UUID.randomUUID();
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, replicas, "replication-it");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(

@@ -152,7 +152,8 @@ class ReplicationLifecycleITCase {
 
     private JobClient submit(String runId, String savepoint) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMinutes(10));
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, replicas, "replication-lifecycle-it");
         config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
         config.set(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, Duration.ofSeconds(2));

@@ -80,7 +80,9 @@ class ReplicationTlsITCase {
             int restPort = ProcessCluster.freePort();
             Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
             RhinoClusters.withCheckpoints(
-                    config, directory.resolve("checkpoints"), Duration.ofMinutes(10));
+                    config,
+                    directory.resolve("checkpoints"),
+                    RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
             RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tls-it");
             // every vnode on both other TaskManagers: all survive the loss of one
             config.set(RhinoOptions.REPLICATION_FACTOR, TASK_MANAGERS);

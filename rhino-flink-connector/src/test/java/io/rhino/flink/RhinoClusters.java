@@ -109,6 +109,15 @@ final class RhinoClusters {
         return config;
     }
 
+    /**
+     * A checkpoint interval for tests that trigger every checkpoint they rely on. Flink schedules
+     * the first periodic checkpoint after a random delay of up to the interval ({@code
+     * CheckpointCoordinator#startCheckpointScheduler}): with ten minutes, one landed within a
+     * test's first minute, just before a TaskManager was killed, and was the checkpoint the job
+     * restored instead of the test's. With a year that practically never happens.
+     */
+    static final Duration ONLY_TRIGGERED_CHECKPOINTS = Duration.ofDays(365);
+
     /** {@code config} with checkpoints every {@code interval} into {@code directory}. */
     static Configuration withCheckpoints(
             Configuration config, java.nio.file.Path directory, Duration interval) {

@@ -154,7 +154,9 @@ class RhinoDfsITCase {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         config.set(PipelineOptionsInternal.PIPELINE_FIXED_JOB_ID, jobId.toHexString());
         // checkpoints on demand, into HDFS
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMinutes(10));
+        config.set(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, hdfsUri + "/checkpoints");
         config.set(RhinoOptions.REPLICATION_MODE, "dfs");
         config.set(RhinoOptions.REPLICATION_DFS_PATH, hdfsUri + "/rhino");

@@ -174,7 +174,7 @@ class TaskManagerKillITCase {
     private Configuration replicatedJobConfig(int restPort, String checkpoints) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
-                config, directory.resolve(checkpoints), Duration.ofMinutes(10));
+                config, directory.resolve(checkpoints), RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tm-kill-it");
         config.set(RhinoOptions.REPLICATION_FACTOR, 3);
         // while a lost TaskManager's slots still look free, restarts may fail more than once

@@ -24,7 +24,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.junit.jupiter.api.Test;
@@ -38,6 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
 class VnodeRocksDbLogDirTest {
 
     private static final RhinoOperatorSpec SPEC = new RhinoOperatorSpec("op", 128, 4, 1, 1);
+
+    /** Two subtasks, the second owning no vnode until a handover moves one there. */
+    private static final RhinoOperatorSpec WITH_STANDBY = new RhinoOperatorSpec("op", 128, 4, 2, 1);
+
+    private static final ValueStateDescriptor<Long> VALUE =
+            new ValueStateDescriptor<>("value", Types.LONG);
 
     @TempDir Path temp;
 
@@ -82,6 +94,34 @@ class VnodeRocksDbLogDirTest {
     }
 
     @Test
+    void vnodesInstalledByAHandoverAndRestoredAfterAFailureKeepTheirLogsThereToo()
+            throws Exception {
+        Path logs = Files.createDirectories(temp.resolve("logs"));
+        Path local = Files.createDirectories(temp.resolve(longDirectoryName(temp)));
+
+        try (VnodeBackendHarness harness =
+                new VnodeBackendHarness(WITH_STANDBY, temp.resolve("checkpoints"))
+                        .withConfiguration(configuration(logs, local))) {
+            VnodeKeyedStateBackend<Long> origin = harness.create(0, List.of());
+            VnodeKeyedStateBackend<Long> target = harness.create(1, List.of());
+            long key = harness.keysOf(0, 1).get(0);
+            origin.setCurrentKey(key);
+            valueOf(origin).update(7L);
+
+            harness.move(origin, target, 0, temp.resolve("export"));
+            KeyedStateHandle checkpoint = harness.checkpoint(target, 1);
+            VnodeKeyedStateBackend<Long> restored = harness.create(1, List.of(checkpoint));
+
+            assertThat(restored.ownedVnodes()).containsExactly(0);
+            restored.setCurrentKey(key);
+            assertThat(valueOf(restored).value()).isEqualTo(7L);
+            // the origin's 3 left (the moved vnode's was dropped), the installed one, the restored
+            assertThat(instanceLogsUnder(local)).hasSize(5);
+            assertThat(logsIn(logs)).isEmpty();
+        }
+    }
+
+    @Test
     void theLongestInstancePathComesFromTheLongestStorageDirectory() {
         JobID job = new JobID();
         String path =
@@ -107,10 +147,20 @@ class VnodeRocksDbLogDirTest {
     }
 
     private VnodeBackendHarness harness(Path logs, Path local) {
+        return new VnodeBackendHarness(SPEC, temp.resolve("checkpoints"))
+                .withConfiguration(configuration(logs, local));
+    }
+
+    private static Configuration configuration(Path logs, Path local) {
         Configuration config = new Configuration();
         config.set(RocksDBConfigurableOptions.LOG_DIR, logs.toString());
         config.set(RocksDBOptions.LOCAL_DIRECTORIES, local.toString());
-        return new VnodeBackendHarness(SPEC, temp.resolve("checkpoints")).withConfiguration(config);
+        return config;
+    }
+
+    private static ValueState<Long> valueOf(VnodeKeyedStateBackend<Long> backend) throws Exception {
+        return backend.getPartitionedState(
+                VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, VALUE);
     }
 
     /**

@@ -165,6 +165,8 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
      * The chunk's bytes in a buffer of their own. A slice would pin the frame decoder's whole read
      * buffer for as long as the chunk waits to be forwarded and keep that decoder from compacting
      * it, so a hop would hold far more than its credit window; copying 64 KiB costs microseconds.
+     * Direct, unlike {@code readBytes(int)}'s allocator default where Netty finds no Unsafe: the
+     * member writes it to a file channel, which would otherwise copy it once more.
      */
     private static ByteBuf ownCopy(ChannelHandlerContext ctx, ByteBuf frame) {
         ByteBuf copy = ctx.alloc().directBuffer(frame.readableBytes());

@@ -16,10 +16,12 @@ package io.rhino.benchmarks;
 
 import io.rhino.benchmarks.handover.HandoverReport;
 import io.rhino.benchmarks.replication.FsyncedFiles;
+import io.rhino.benchmarks.replication.MemoryPeaks;
 import io.rhino.benchmarks.replication.ReplicationChain;
 import io.rhino.benchmarks.replication.ReplicationReport;
 import io.rhino.benchmarks.replication.ReplicationReport.Row;
 import io.rhino.benchmarks.replication.Timing;
+import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationTls;
 import io.rhino.replication.SelfSignedKeyStore;
 import java.io.IOException;
@@ -39,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * run on one directory: first the disk's sequential write throughput with every file forced to disk
  * (what a replica store does with each file it receives), then, for each replication factor r, r
  * services on 127.0.0.1..r replicate the same source files from the primary along the chain of the
- * r - 1 others. Reports GB/s of source bytes, process CPU seconds per GB and the ratio to the disk
- * baseline.
+ * r - 1 others, asked for all files at once as a vnode's files are at a checkpoint (the primary
+ * keeps {@code --streams-per-peer} of them in flight). Reports GB/s of source bytes, process CPU
+ * seconds per GB, the ratio to the disk baseline and the peaks of the members' Netty memory.
  */
 public final class ReplicationThroughputBenchmark {
 
@@ -58,6 +61,7 @@ public final class ReplicationThroughputBenchmark {
             long fileBytes,
             List<Integer> factors,
             boolean tls,
+            int streamsPerPeer,
             Path out) {}
 
     private ReplicationThroughputBenchmark() {}
@@ -93,6 +97,12 @@ public final class ReplicationThroughputBenchmark {
                                 "also measure each factor with mutual TLS between the members"
                                         + " (a self-signed certificate made with the JDK's"
                                         + " keytool)")
+                        .flag(
+                                "streams-per-peer",
+                                ReplicationConfig.DEFAULT_STREAMS_PER_PEER,
+                                "files the primary sends at once down the chain"
+                                        + " (rhino.replication.streams-per-peer; a number at"
+                                        + " least the file count sends them all at once)")
                         .flag("out", "benchmarks-nexmark/target/replication.csv", "CSV file");
         if (!args.parse(argv)) {
             return null;
@@ -106,6 +116,7 @@ public final class ReplicationThroughputBenchmark {
                         fileBytes,
                         factors(args.get("factors")),
                         args.getBoolean("tls"),
+                        args.getInt("streams-per-peer", 1),
                         Paths.get(args.get("out")));
         ReplicationReport report = measure(settings);
         report.print(System.out);
@@ -163,11 +174,19 @@ public final class ReplicationThroughputBenchmark {
                             sizes.size(),
                             settings.totalBytes(),
                             settings.totalBytes(),
-                            diskTiming);
+                            diskTiming,
+                            MemoryPeaks.NONE,
+                            MemoryPeaks.NONE);
 
             List<Row> replication = new ArrayList<>();
             for (int factor : settings.factors()) {
-                replication.add(measureChain(work.resolve("r" + factor), factor, sources, null));
+                replication.add(
+                        measureChain(
+                                work.resolve("r" + factor),
+                                factor,
+                                sources,
+                                null,
+                                settings.streamsPerPeer()));
             }
             if (settings.tls()) {
                 String password = "benchmark-only";
@@ -178,7 +197,12 @@ public final class ReplicationThroughputBenchmark {
                                 password);
                 for (int factor : settings.factors()) {
                     replication.add(
-                            measureChain(work.resolve("tls-r" + factor), factor, sources, tls));
+                            measureChain(
+                                    work.resolve("tls-r" + factor),
+                                    factor,
+                                    sources,
+                                    tls,
+                                    settings.streamsPerPeer()));
                 }
             }
             return new ReplicationReport(settings.dir(), disk, replication);
@@ -188,14 +212,16 @@ public final class ReplicationThroughputBenchmark {
     }
 
     private static Row measureChain(
-            Path dir, int factor, Map<String, Path> sources, ReplicationTls tls) throws Exception {
+            Path dir, int factor, Map<String, Path> sources, ReplicationTls tls, int streamsPerPeer)
+            throws Exception {
         long bytes = 0;
         for (Path source : sources.values()) {
             bytes += Files.size(source);
         }
         // a failed run ends by the timeout, not by hanging; 2 MB/s is far below any real disk
         Duration timeout = Duration.ofSeconds(60 + bytes / (2 << 20));
-        try (ReplicationChain chain = ReplicationChain.start(dir, factor, timeout, tls)) {
+        try (ReplicationChain chain =
+                ReplicationChain.start(dir, factor, timeout, tls, streamsPerPeer)) {
             // connects and authenticates the chain's hops and warms up the JIT, outside the timing
             Map.Entry<String, Path> first = sources.entrySet().iterator().next();
             String warmUp = "warmup/" + first.getKey().replace('/', '-');
@@ -207,7 +233,11 @@ public final class ReplicationThroughputBenchmark {
                     factor,
                     HandoverReport.bytes(bytes),
                     chain.chain());
-            Timing timing = Timing.of(() -> chain.replicate(sources));
+            MemoryPeaks memory = MemoryPeaks.start();
+            Timing timing;
+            try (memory) {
+                timing = Timing.of(() -> chain.replicate(sources));
+            }
             chain.verifySizes(sources);
             return new Row(
                     tls == null ? "replication" : "replication-tls",
@@ -215,7 +245,9 @@ public final class ReplicationThroughputBenchmark {
                     sources.size(),
                     bytes,
                     bytes * (factor - 1),
-                    timing);
+                    timing,
+                    memory.inUseBytes(),
+                    memory.reservedBytes());
         }
     }
 

@@ -65,7 +65,7 @@ class ReplicationThroughputBenchmarkTest {
                         "replication-tls/3");
         for (String row : lines.subList(1, 6)) {
             String[] cells = row.split(",");
-            assertThat(cells).hasSize(10);
+            assertThat(cells).hasSize(12);
             assertThat(cells[2]).as("files").isEqualTo("8");
             assertThat(Long.parseLong(cells[3])).as("bytes").isEqualTo(64L << 20);
             assertThat(Double.parseDouble(cells[5])).as("seconds").isPositive();
@@ -73,6 +73,14 @@ class ReplicationThroughputBenchmarkTest {
             assertThat(Double.parseDouble(cells[9])).as("ratio to disk").isPositive();
         }
         assertThat(lines.get(3).split(",")[4]).as("r = 3 writes two copies").isEqualTo("134217728");
+        assertThat(lines.get(1).split(",")[10])
+                .as("no Netty for the disk baseline")
+                .isEqualTo("-1");
+        for (String row : lines.subList(2, 6)) {
+            long inUse = Long.parseLong(row.split(",")[10]);
+            assertThat(inUse).as("chunks went through Netty's pool: " + row).isPositive();
+            assertThat(Long.parseLong(row.split(",")[11])).as("pool").isPositive();
+        }
         try (Stream<Path> left = Files.list(dir)) {
             assertThat(left).as("sources, baseline and stores are removed").isEmpty();
         }

@@ -28,6 +28,9 @@ import java.util.Objects;
  * @param secret the shared secret peers prove they know, or null to accept any peer
  * @param timeout how long a replication may take before it fails
  * @param tls mutual TLS between peers, or null for plain TCP
+ * @param streamsPerPeer how many of its own files it sends at once to each peer that passes them
+ *     on: every member that passes a file on holds up to a credit window (1 MiB) of it while the
+ *     next member is slower
  */
 public record ReplicationConfig(
         String bindHost,
@@ -36,7 +39,11 @@ public record ReplicationConfig(
         Path storeDirectory,
         String secret,
         Duration timeout,
-        ReplicationTls tls) {
+        ReplicationTls tls,
+        int streamsPerPeer) {
+
+    /** Enough to keep a chain's hops busy while one file ends and the next one starts. */
+    public static final int DEFAULT_STREAMS_PER_PEER = 4;
 
     public ReplicationConfig {
         Objects.requireNonNull(bindHost, "bindHost");
@@ -46,6 +53,30 @@ public record ReplicationConfig(
             throw new IllegalArgumentException(
                     "ports " + firstPort + "-" + lastPort + " (expected: a range within 0..65535)");
         }
+        if (streamsPerPeer < 1) {
+            throw new IllegalArgumentException(
+                    "streamsPerPeer " + streamsPerPeer + " (expected: at least 1)");
+        }
+    }
+
+    /** A service with the default number of streams per peer. */
+    public ReplicationConfig(
+            String bindHost,
+            int firstPort,
+            int lastPort,
+            Path storeDirectory,
+            String secret,
+            Duration timeout,
+            ReplicationTls tls) {
+        this(
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                tls,
+                DEFAULT_STREAMS_PER_PEER);
     }
 
     /** A service without TLS. */
@@ -62,7 +93,20 @@ public record ReplicationConfig(
     /** The same service with TLS between peers. */
     public ReplicationConfig withTls(ReplicationTls tls) {
         return new ReplicationConfig(
-                bindHost, firstPort, lastPort, storeDirectory, secret, timeout, tls);
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                tls,
+                streamsPerPeer);
+    }
+
+    /** The same service sending {@code streams} of its own files at once to each peer. */
+    public ReplicationConfig withStreamsPerPeer(int streams) {
+        return new ReplicationConfig(
+                bindHost, firstPort, lastPort, storeDirectory, secret, timeout, tls, streams);
     }
 
     /** A service on any free port of {@code bindHost}. */

@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * and its downstream acked. So a completed {@link #replicate} means every member holds a verified
  * copy. Memory per stream and hop is bounded by the credit window ({@value
  * ReceiverHandler#CREDIT_WINDOW} chunks of {@value ReplicationCodec#CHUNK_BYTES} bytes) whatever
- * the file size.
+ * the file size, and a member sends at most {@link ReplicationConfig#streamsPerPeer} of its own
+ * files at once to each peer that passes them on, however many it is asked to replicate: a member
+ * holds at most that many windows per member whose files it passes on.
  */
 public final class ReplicationService implements AutoCloseable {
 
@@ -179,7 +181,7 @@ public final class ReplicationService implements AutoCloseable {
                 chain.get(0),
                 result,
                 connection ->
-                        connection.open(
+                        connection.openLocal(
                                 relativePath, source.size(), crc, downstream, source, result),
                 source::close,
                 (connection, stream) ->
@@ -346,12 +348,15 @@ public final class ReplicationService implements AutoCloseable {
                                 || !existing.join().channel().isActive()))) {
             return existing;
         }
-        SenderConnection handler = new SenderConnection(peer, address.toString(), authentication);
+        SenderConnection handler =
+                new SenderConnection(
+                        peer, address.toString(), authentication, config.streamsPerPeer());
         connections.put(peer, handler.ready());
         new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000)
+                .option(ChannelOption.ALLOCATOR, ReplicationMemory.ALLOCATOR)
                 .option(
                         ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
@@ -394,6 +399,7 @@ public final class ReplicationService implements AutoCloseable {
         return new ServerBootstrap()
                 .group(loop)
                 .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.ALLOCATOR, ReplicationMemory.ALLOCATOR)
                 .childOption(
                         ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(256 * 1024, 1024 * 1024))

@@ -22,6 +22,7 @@ import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.protocol.ReplicationMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -29,11 +30,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sending side of one connection to a peer: answers its challenge, then carries any number of
- * file streams, each sending only as many chunks as the peer granted credits for, and only while
- * the socket is writable. A stream completes when the peer acks (stored and verified there and
- * downstream) and fails with the reason the peer, or the lost connection, gives. Event-loop only,
- * except {@link #ready}.
+ * The sending side of one connection to a peer: answers its challenge, then carries file streams,
+ * each sending only as many chunks as the peer granted credits for, and only while the socket is
+ * writable. A stream completes when the peer acks (stored and verified there and downstream) and
+ * fails with the reason the peer, or the lost connection, gives. Event-loop only, except {@link
+ * #ready}.
+ *
+ * <p>The peer holds up to a credit window of every stream it passes on down a chain while the next
+ * member is slower. So this member keeps at most {@code localStreamLimit} streams of its own files
+ * with a downstream open at once, and queues the others: the memory of the members after it stays
+ * bounded however many files a checkpoint has. Streams it forwards for others, and streams ending
+ * at the peer, which writes them out as they come, are never queued: a forwarded stream waiting on
+ * this member's own could close a cycle of members waiting on each other.
  */
 final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMessage> {
 
@@ -44,22 +52,45 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             String path,
             ChunkSource source,
             CompletableFuture<Void> result,
-            int[] credits) {}
+            int[] credits,
+            boolean limited) {}
+
+    /** A stream of a local file waiting for one of the limited places. */
+    private record Queued(
+            long id,
+            String path,
+            long size,
+            int crc,
+            List<String> downstream,
+            ChunkSource source,
+            CompletableFuture<Void> result) {}
 
     private final PeerAddress peer;
     private final String memberId;
     private final Authentication authentication;
     private final CompletableFuture<SenderConnection> ready = new CompletableFuture<>();
+    private final int localStreamLimit;
     private final Map<Long, Stream> streams = new HashMap<>();
+    private final Map<Long, Queued> queued = new LinkedHashMap<>();
+    private int limitedOpen;
     // fetch requests waiting for the peer's answer, by request id (shared with stream ids)
     private final Map<Long, CompletableFuture<Void>> fetches = new HashMap<>();
     private Channel channel;
     private long nextStream = 1;
 
-    SenderConnection(PeerAddress peer, String memberId, Authentication authentication) {
+    SenderConnection(
+            PeerAddress peer,
+            String memberId,
+            Authentication authentication,
+            int localStreamLimit) {
+        if (localStreamLimit < 1) {
+            throw new IllegalArgumentException(
+                    "localStreamLimit must be at least 1, got " + localStreamLimit);
+        }
         this.peer = peer;
         this.memberId = memberId;
         this.authentication = authentication;
+        this.localStreamLimit = localStreamLimit;
     }
 
     /** Completes once the peer accepted this side. */
@@ -71,7 +102,10 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         return channel;
     }
 
-    /** Opens a stream; {@code result} completes when the whole chain stored the file. */
+    /**
+     * Opens a stream that passes on what this member receives; {@code result} completes when the
+     * rest of the chain stored the file.
+     */
     long open(
             String path,
             long size,
@@ -80,14 +114,72 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             ChunkSource source,
             CompletableFuture<Void> result) {
         long id = nextStream++;
-        if (!channel.isActive()) {
-            source.close();
-            result.completeExceptionally(lost());
-            return id;
-        }
-        streams.put(id, new Stream(id, path, source, result, new int[1]));
-        channel.writeAndFlush(new ReplicationMessage.Open(id, path, size, crc, downstream));
+        start(new Queued(id, path, size, crc, downstream, source, result), false);
         return id;
+    }
+
+    /**
+     * Opens a stream of a local file, or queues it while {@code localStreamLimit} others with a
+     * downstream are open; {@code result} completes when the whole chain stored the file.
+     */
+    long openLocal(
+            String path,
+            long size,
+            int crc,
+            List<String> downstream,
+            ChunkSource source,
+            CompletableFuture<Void> result) {
+        long id = nextStream++;
+        Queued stream = new Queued(id, path, size, crc, downstream, source, result);
+        if (downstream.isEmpty()) {
+            start(stream, false);
+        } else if (limitedOpen < localStreamLimit) {
+            limitedOpen++;
+            start(stream, true);
+        } else {
+            queued.put(id, stream);
+        }
+        return id;
+    }
+
+    private void start(Queued stream, boolean limited) {
+        if (!channel.isActive()) {
+            stream.source().close();
+            stream.result().completeExceptionally(lost());
+            if (limited) {
+                limitedOpen--;
+            }
+            return;
+        }
+        streams.put(
+                stream.id(),
+                new Stream(
+                        stream.id(),
+                        stream.path(),
+                        stream.source(),
+                        stream.result(),
+                        new int[1],
+                        limited));
+        channel.writeAndFlush(
+                new ReplicationMessage.Open(
+                        stream.id(),
+                        stream.path(),
+                        stream.size(),
+                        stream.crc(),
+                        stream.downstream()));
+    }
+
+    /** A stream left: a limited one makes room for the next queued one. */
+    private void ended(Stream stream) {
+        if (!stream.limited()) {
+            return;
+        }
+        limitedOpen--;
+        while (limitedOpen < localStreamLimit && !queued.isEmpty()) {
+            Queued next = queued.remove(queued.keySet().iterator().next());
+            limitedOpen++;
+            start(next, true);
+        }
     }
 
     /**
@@ -136,6 +228,12 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
 
     /** Abandons a stream (timeout, local error): tells the peer so it drops its partial file. */
     void cancel(long id, String reason) {
+        Queued waiting = queued.remove(id);
+        if (waiting != null) {
+            waiting.source().close();
+            waiting.result().completeExceptionally(new ReplicationException(reason));
+            return;
+        }
         Stream stream = streams.remove(id);
         if (stream != null) {
             stream.source().close();
@@ -143,6 +241,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             if (channel.isActive()) {
                 channel.writeAndFlush(new ReplicationMessage.Fail(id, reason));
             }
+            ended(stream);
         }
     }
 
@@ -171,6 +270,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             if (stream != null) {
                 stream.source().close();
                 stream.result().complete(null);
+                ended(stream);
             }
             CompletableFuture<Void> fetch = fetches.remove(ack.stream());
             if (fetch != null) {
@@ -199,6 +299,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             stream.result()
                     .completeExceptionally(
                             new ReplicationException("peer " + peer + ": " + fail.reason()));
+            ended(stream);
         }
         CompletableFuture<Void> fetch = fetches.remove(fail.stream());
         if (fetch != null) {
@@ -260,11 +361,17 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
     }
 
     private void failAll(ReplicationException cause) {
+        for (Queued waiting : queued.values()) {
+            waiting.source().close();
+            waiting.result().completeExceptionally(cause);
+        }
+        queued.clear();
         for (Stream stream : streams.values()) {
             stream.source().close();
             stream.result().completeExceptionally(cause);
         }
         streams.clear();
+        limitedOpen = 0;
         fetches.values().forEach(fetch -> fetch.completeExceptionally(cause));
         fetches.clear();
     }

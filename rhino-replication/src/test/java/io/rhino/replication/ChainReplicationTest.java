@@ -17,8 +17,8 @@ package io.rhino.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.netty.buffer.PooledByteBufAllocator;
 import io.rhino.replication.testing.ChangingFileTree;
+import io.rhino.replication.testing.TcpRelay;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -53,10 +53,13 @@ class ChainReplicationTest {
     private final List<ReplicationService> services = new ArrayList<>();
 
     private ReplicationService service(String host, String name, String secret) throws IOException {
-        ReplicationService service =
-                ReplicationService.start(
-                        ReplicationConfig.anyPort(
-                                host, temp.resolve(name), secret, Duration.ofSeconds(60)));
+        return service(
+                ReplicationConfig.anyPort(
+                        host, temp.resolve(name), secret, Duration.ofSeconds(60)));
+    }
+
+    private ReplicationService service(ReplicationConfig config) throws IOException {
+        ReplicationService service = ReplicationService.start(config);
         services.add(service);
         return service;
     }
@@ -298,10 +301,117 @@ class ChainReplicationTest {
                 .isLessThan(12L * 1024 * 1024);
     }
 
+    @Test
+    void memoryStaysBoundedWhileManyFilesWaitForAStalledMember() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Map<String, Path> files = new LinkedHashMap<>();
+        for (int i = 0; i < 48; i++) {
+            files.put("j/o/v/" + i + ".sst", randomFile("many-" + i, 2L * 1024 * 1024));
+        }
+        AtomicLong peak = new AtomicLong();
+        try (TcpRelay stalled = TcpRelay.stalled("127.0.0.4", third.address())) {
+            CompletableFuture<Void> round =
+                    primary.replicateAll(files, List.of(second.address(), stalled.address()));
+            // while the third member reads nothing, the second fills what it may hold
+            long steadySince = System.nanoTime();
+            while (System.nanoTime() - steadySince < Duration.ofSeconds(2).toNanos()) {
+                long now = ReplicationMemory.inUseBytes();
+                if (now > peak.get() + 64 * 1024) {
+                    steadySince = System.nanoTime();
+                }
+                peak.accumulateAndGet(now, Math::max);
+                Thread.sleep(5);
+            }
+            stalled.release();
+            while (!round.isDone()) {
+                peak.accumulateAndGet(ReplicationMemory.inUseBytes(), Math::max);
+                Thread.sleep(5);
+            }
+            round.get();
+        }
+
+        for (Map.Entry<String, Path> file : files.entrySet()) {
+            assertThat(
+                            Files.mismatch(
+                                    third.store().file(file.getKey()).orElseThrow(),
+                                    file.getValue()))
+                    .isEqualTo(-1L);
+        }
+        // The primary keeps at most rhino.replication.streams-per-peer (4) of its files open on
+        // the connection to the second, which holds each one's credit window (1 MiB) waiting for
+        // the third, plus its write buffer to the third (1 MiB) and its read buffers (about 3
+        // MiB): 8 MiB. Were every file open at once, the second would hold 48 windows: 48 MiB.
+        assertThat(peak.get())
+                .as("Netty memory in use at its peak while 48 files wait for a stalled member")
+                .isLessThan(12L * 1024 * 1024);
+    }
+
+    @Test
+    void filesQueuedBehindAStalledMemberTimeOutCleanlyAndTheChainWorksOnceItRecovers()
+            throws Exception {
+        ReplicationService primary =
+                service(
+                        ReplicationConfig.anyPort(
+                                        "127.0.0.1",
+                                        temp.resolve("a"),
+                                        SECRET,
+                                        Duration.ofSeconds(3))
+                                .withStreamsPerPeer(1));
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Map<String, Path> files = new LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            files.put("j/o/v/" + i + ".sst", randomFile("queued-" + i, 8L * 1024 * 1024 + i));
+        }
+        try (TcpRelay stalled = TcpRelay.stalled("127.0.0.4", third.address())) {
+            List<PeerAddress> chain = List.of(second.address(), stalled.address());
+            List<CompletableFuture<Void>> rounds = new ArrayList<>();
+            files.forEach((path, file) -> rounds.add(primary.replicate(file, path, chain)));
+            awaitPartialFile(second);
+            Thread.sleep(500);
+            assertThat(partialFiles(second))
+                    .as("files open at once with one stream per peer")
+                    .hasSize(1);
+
+            for (CompletableFuture<Void> round : rounds) {
+                // the first was open and stuck, the two others never left the queue
+                assertThatThrownBy(() -> round.get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .hasMessageContaining("timed out after PT3S");
+            }
+            stalled.release();
+            awaitNoPartialFiles(second);
+            awaitNoPartialFiles(third);
+            assertThat(second.store().usedBytes()).isZero();
+
+            primary.replicateAll(files, chain).get(30, TimeUnit.SECONDS);
+        }
+        for (Map.Entry<String, Path> file : files.entrySet()) {
+            for (ReplicationService member : List.of(second, third)) {
+                assertThat(
+                                Files.mismatch(
+                                        member.store().file(file.getKey()).orElseThrow(),
+                                        file.getValue()))
+                        .isEqualTo(-1L);
+            }
+        }
+    }
+
+    private static void awaitNoPartialFiles(ReplicationService service) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!partialFiles(service).isEmpty()) {
+            assertThat(System.nanoTime())
+                    .as("partial files stay on %s", service.address())
+                    .isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
     /** Bytes in Netty's pooled buffers now in use, without what the pool keeps in reserve. */
     private static long usedNettyMemory() {
-        return PooledByteBufAllocator.DEFAULT.pinnedDirectMemory()
-                + PooledByteBufAllocator.DEFAULT.pinnedHeapMemory();
+        return ReplicationMemory.inUseBytes();
     }
 
     private Path randomFile(String name, long size) throws IOException {

@@ -17,13 +17,8 @@ package io.rhino.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
+import io.rhino.replication.testing.TcpRelay;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,7 +78,7 @@ class ReplicationTlsTest {
         ReplicationService second = service("127.0.0.2", "b", clusterTls);
         ReplicationService third = service("127.0.0.3", "c", clusterTls);
         Path file = markedFile(5 * 1024 * 1024 + 3);
-        WireRecorder wire = recorder(second.address());
+        TcpRelay wire = recorder(second.address());
 
         primary.replicate(
                         file, "job/op/vnode-1/000009.sst", List.of(wire.address(), third.address()))
@@ -108,7 +103,7 @@ class ReplicationTlsTest {
         ReplicationService primary = service("127.0.0.1", "a", null);
         ReplicationService second = service("127.0.0.2", "b", null);
         Path file = markedFile(1024 * 1024);
-        WireRecorder wire = recorder(second.address());
+        TcpRelay wire = recorder(second.address());
 
         primary.replicate(file, "job/op/vnode-1/000009.sst", List.of(wire.address()))
                 .get(60, TimeUnit.SECONDS);
@@ -210,8 +205,8 @@ class ReplicationTlsTest {
         return file;
     }
 
-    private WireRecorder recorder(PeerAddress target) throws IOException {
-        WireRecorder recorder = new WireRecorder(target);
+    private TcpRelay recorder(PeerAddress target) throws IOException {
+        TcpRelay recorder = TcpRelay.recording(target);
         closeables.add(recorder);
         return recorder;
     }
@@ -227,85 +222,5 @@ class ReplicationTlsTest {
             return i;
         }
         return -1;
-    }
-
-    /**
-     * A TCP relay in front of a peer that keeps a copy of what the sending side writes: the test's
-     * view of the network.
-     */
-    private static final class WireRecorder implements AutoCloseable {
-        private final ServerSocket server;
-        private final ByteArrayOutputStream recorded = new ByteArrayOutputStream();
-        private final List<Socket> sockets = new ArrayList<>();
-
-        WireRecorder(PeerAddress target) throws IOException {
-            server = new ServerSocket(0, 8, InetAddress.getByName("127.0.0.1"));
-            Thread acceptor =
-                    new Thread(
-                            () -> {
-                                try {
-                                    while (true) {
-                                        Socket in = server.accept();
-                                        Socket out = new Socket(target.host(), target.port());
-                                        synchronized (sockets) {
-                                            sockets.add(in);
-                                            sockets.add(out);
-                                        }
-                                        relay(in.getInputStream(), out.getOutputStream(), true);
-                                        relay(out.getInputStream(), in.getOutputStream(), false);
-                                    }
-                                } catch (IOException closed) {
-                                    // the test ended
-                                }
-                            },
-                            "wire-recorder");
-            acceptor.setDaemon(true);
-            acceptor.start();
-        }
-
-        PeerAddress address() {
-            return new PeerAddress("127.0.0.1", server.getLocalPort());
-        }
-
-        byte[] bytes() {
-            synchronized (recorded) {
-                return recorded.toByteArray();
-            }
-        }
-
-        private void relay(InputStream from, OutputStream to, boolean record) {
-            Thread thread =
-                    new Thread(
-                            () -> {
-                                byte[] buffer = new byte[64 * 1024];
-                                try {
-                                    for (int n; (n = from.read(buffer)) >= 0; ) {
-                                        if (record) {
-                                            synchronized (recorded) {
-                                                recorded.write(buffer, 0, n);
-                                            }
-                                        }
-                                        to.write(buffer, 0, n);
-                                        to.flush();
-                                    }
-                                    to.close();
-                                } catch (IOException closed) {
-                                    // one side closed
-                                }
-                            },
-                            "wire-relay");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        @Override
-        public void close() throws IOException {
-            server.close();
-            synchronized (sockets) {
-                for (Socket socket : sockets) {
-                    socket.close();
-                }
-            }
-        }
     }
 }

@@ -53,6 +53,13 @@ public final class ReplicationChain implements AutoCloseable {
      */
     public static ReplicationChain start(Path dir, int factor, Duration timeout, ReplicationTls tls)
             throws IOException {
+        return start(dir, factor, timeout, tls, ReplicationConfig.DEFAULT_STREAMS_PER_PEER);
+    }
+
+    /** The same, the primary sending {@code streamsPerPeer} files at once down the chain. */
+    public static ReplicationChain start(
+            Path dir, int factor, Duration timeout, ReplicationTls tls, int streamsPerPeer)
+            throws IOException {
         String secret = UUID.randomUUID().toString();
         List<ReplicationService> members = new ArrayList<>();
         try {
@@ -64,7 +71,8 @@ public final class ReplicationChain implements AutoCloseable {
                                                 dir.resolve("member-" + i),
                                                 secret,
                                                 timeout)
-                                        .withTls(tls)));
+                                        .withTls(tls)
+                                        .withStreamsPerPeer(streamsPerPeer)));
             }
         } catch (IOException | RuntimeException e) {
             members.forEach(ReplicationService::close);

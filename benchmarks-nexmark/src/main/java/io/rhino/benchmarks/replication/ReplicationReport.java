@@ -38,7 +38,7 @@ public final class ReplicationReport {
 
     public static final String CSV_HEADER =
             "case,factor,files,bytes,written_bytes,seconds,gb_per_s,cpu_seconds,cpu_s_per_gb,"
-                    + "ratio_to_disk";
+                    + "ratio_to_disk,peak_netty_in_use_bytes,peak_netty_reserved_bytes";
 
     /**
      * One timed case.
@@ -47,9 +47,19 @@ public final class ReplicationReport {
      * @param factor copies of each file when done (1 for the disk baseline)
      * @param bytes source bytes, the basis of the throughput
      * @param writtenBytes bytes written to disk while timed (a chain writes factor - 1 copies)
+     * @param peakNettyInUse the most bytes of Netty buffers in use at once, all members together
+     *     ({@link MemoryPeaks#NONE} for the disk baseline)
+     * @param peakNettyReserved the most bytes Netty's pool held at once, all members together
      */
     public record Row(
-            String name, int factor, int files, long bytes, long writtenBytes, Timing timing) {
+            String name,
+            int factor,
+            int files,
+            long bytes,
+            long writtenBytes,
+            Timing timing,
+            long peakNettyInUse,
+            long peakNettyReserved) {
 
         public double gbPerSecond() {
             return bytes / GB / timing.seconds();
@@ -100,7 +110,7 @@ public final class ReplicationReport {
                 dir.toAbsolutePath());
         out.printf(
                 Locale.ROOT,
-                "%-15s %6s %10s %10s %9s %8s %9s %8s%n",
+                "%-15s %6s %10s %10s %9s %8s %9s %8s %14s %14s%n",
                 "case",
                 "factor",
                 "source",
@@ -108,11 +118,13 @@ public final class ReplicationReport {
                 "seconds",
                 "GB/s",
                 "CPU s/GB",
-                "vs disk");
+                "vs disk",
+                "Netty in use",
+                "Netty pool");
         for (Row row : rows()) {
             out.printf(
                     Locale.ROOT,
-                    "%-15s %6d %10s %10s %9.2f %8.3f %9.2f %8.2f%n",
+                    "%-15s %6d %10s %10s %9.2f %8.3f %9.2f %8.2f %14s %14s%n",
                     row.name(),
                     row.factor(),
                     HandoverReport.bytes(row.bytes()),
@@ -120,7 +132,9 @@ public final class ReplicationReport {
                     row.timing().seconds(),
                     row.gbPerSecond(),
                     row.cpuSecondsPerGb(),
-                    ratioToDisk(row));
+                    ratioToDisk(row),
+                    memory(row.peakNettyInUse()),
+                    memory(row.peakNettyReserved()));
         }
         out.printf(
                 Locale.ROOT,
@@ -128,6 +142,10 @@ public final class ReplicationReport {
                         + " shares this machine's disk and cores: factor r writes r - 1 copies"
                         + " of each source byte to it.%n",
                 GOAL);
+    }
+
+    private static String memory(long bytes) {
+        return bytes == MemoryPeaks.NONE ? "-" : HandoverReport.bytes(bytes);
     }
 
     /** Writes {@link #CSV_HEADER} and one row per case. */
@@ -143,7 +161,7 @@ public final class ReplicationReport {
                 writer.println(
                         String.format(
                                 Locale.ROOT,
-                                "%s,%d,%d,%d,%d,%.3f,%.4f,%.3f,%.3f,%.3f",
+                                "%s,%d,%d,%d,%d,%.3f,%.4f,%.3f,%.3f,%.3f,%d,%d",
                                 row.name(),
                                 row.factor(),
                                 row.files(),
@@ -153,7 +171,9 @@ public final class ReplicationReport {
                                 row.gbPerSecond(),
                                 row.timing().cpuSeconds(),
                                 row.cpuSecondsPerGb(),
-                                ratioToDisk(row)));
+                                ratioToDisk(row),
+                                row.peakNettyInUse(),
+                                row.peakNettyReserved()));
             }
         }
     }

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.config;
 
+import io.rhino.replication.ReplicationConfig;
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -401,6 +402,22 @@ public final class RhinoOptions {
                             "How long replicating one checkpoint of a subtask may take; beyond"
                                     + " it the subtask declines that checkpoint (the job runs on,"
                                     + " the next checkpoint tries again).");
+
+    /** How many of its own files a TaskManager sends at once to each peer that passes them on. */
+    public static final ConfigOption<Integer> REPLICATION_STREAMS_PER_PEER =
+            ConfigOptions.key("rhino.replication.streams-per-peer")
+                    .intType()
+                    .defaultValue(ReplicationConfig.DEFAULT_STREAMS_PER_PEER)
+                    .withDescription(
+                            "How many of its own files a TaskManager replicates at once to each"
+                                    + " peer that passes them on down a chain (factor 3 and more);"
+                                    + " the others of a checkpoint wait their turn. Each member"
+                                    + " that passes a file on holds up to 1 MiB of it in direct"
+                                    + " memory while the next member is slower, so a member holds"
+                                    + " at most this many MiB per TaskManager whose files it"
+                                    + " passes on. Raise it for links with a large"
+                                    + " bandwidth-delay product; set it alike on every"
+                                    + " TaskManager.");
 
     /** How long a TaskManager keeps a job's replicas once the job's last Rhino task there ended. */
     public static final ConfigOption<Duration> REPLICATION_RETAIN_AFTER_TASKS =

@@ -96,6 +96,7 @@ public record RhinoRuntimeSettings(
             String secret,
             Boolean tls,
             Duration timeout,
+            int streamsPerPeer,
             Duration retainAfterTasks,
             Duration fullStoreBackoff,
             String dfsPath)
@@ -145,6 +146,10 @@ public record RhinoRuntimeSettings(
             int[] ports = ports(config.get(RhinoOptions.REPLICATION_PORT));
             Duration timeout = config.get(RhinoOptions.REPLICATION_TIMEOUT);
             requirePositive(RhinoOptions.REPLICATION_TIMEOUT.key(), timeout);
+            int streamsPerPeer = config.get(RhinoOptions.REPLICATION_STREAMS_PER_PEER);
+            if (streamsPerPeer < 1) {
+                throw invalid(RhinoOptions.REPLICATION_STREAMS_PER_PEER, streamsPerPeer, ">= 1");
+            }
             Duration retain = config.get(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS);
             if (retain.isNegative()) {
                 throw invalid(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, retain, ">= 0");
@@ -163,6 +168,7 @@ public record RhinoRuntimeSettings(
                     config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
                     config.getOptional(RhinoOptions.REPLICATION_SSL_ENABLED).orElse(null),
                     timeout,
+                    streamsPerPeer,
                     retain,
                     backoff,
                     dfsPath);
@@ -198,6 +204,7 @@ public record RhinoRuntimeSettings(
                                             taskManagerConfig.get(
                                                     SecurityOptions.SSL_INTERNAL_ENABLED)),
                     timeout,
+                    streamsPerPeer,
                     retainAfterTasks,
                     fullStoreBackoff,
                     dfsPath);
@@ -245,6 +252,8 @@ public record RhinoRuntimeSettings(
                     + (tls == null ? "(as Flink's internal SSL)" : tls)
                     + ", timeout="
                     + timeout
+                    + ", streamsPerPeer="
+                    + streamsPerPeer
                     + ", retainAfterTasks="
                     + retainAfterTasks
                     + ", fullStoreBackoff="

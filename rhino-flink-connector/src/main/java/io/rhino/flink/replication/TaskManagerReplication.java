@@ -108,7 +108,8 @@ public final class TaskManagerReplication {
                                     settings.timeout(),
                                     settings.tls()
                                             ? FlinkInternalTls.fromTaskManager(taskManagerConfig)
-                                            : null));
+                                            : null,
+                                    settings.streamsPerPeer()));
             service.store().listen(new VnodeReplicaCollector(service.store()));
             // a TaskManager that died here before this one left its store behind
             StoreLock.removeAbandoned(root, service.store().root());

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.replication.ReplicationMemory;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.ReplicationStats;
 import java.io.IOException;
@@ -59,6 +60,13 @@ final class TaskManagerReplicationMetrics {
                                         .map(s -> s.store().outOfSpaceAgoMillis())
                                         .orElse(-1L));
         group.gauge("rhinoReplicaStoreBytes", new StoreBytes(taskManager));
+        // Netty's pool is shared by every service in the job's class loader: one per TaskManager
+        group.gauge(
+                "rhinoReplicationNettyMemoryInUseBytes",
+                (Gauge<Long>) ReplicationMemory::inUseBytes);
+        group.gauge(
+                "rhinoReplicationNettyMemoryReservedBytes",
+                (Gauge<Long>) ReplicationMemory::reservedBytes);
     }
 
     private static void stat(

@@ -103,4 +103,18 @@ class RhinoRuntimeSettingsTest {
                 .hasMessageContaining("rhino.handover.threads")
                 .hasMessageContaining("1 or more");
     }
+
+    @Test
+    void streamsPerPeerDefaultToFourAreCarriedToTheTaskManagerAndZeroIsRefused() {
+        Configuration config = new Configuration();
+        assertThat(read(config).replication().streamsPerPeer()).isEqualTo(4);
+        config.set(RhinoOptions.REPLICATION_STREAMS_PER_PEER, 16);
+        assertThat(read(config).replication().onTaskManager(new Configuration()).streamsPerPeer())
+                .isEqualTo(16);
+        config.set(RhinoOptions.REPLICATION_STREAMS_PER_PEER, 0);
+        assertThatThrownBy(() -> read(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.replication.streams-per-peer")
+                .hasMessageContaining(">= 1");
+    }
 }

@@ -178,27 +178,22 @@ public final class ReplicationThroughputBenchmark {
                             MemoryPeaks.NONE,
                             MemoryPeaks.NONE);
 
-            List<Row> replication = new ArrayList<>();
-            for (int factor : settings.factors()) {
-                replication.add(
-                        measureChain(
-                                work.resolve("r" + factor),
-                                factor,
-                                sources,
-                                null,
-                                settings.streamsPerPeer()));
-            }
+            List<ReplicationTls> securities = new ArrayList<>();
+            securities.add(null);
             if (settings.tls()) {
                 String password = "benchmark-only";
-                ReplicationTls tls =
+                securities.add(
                         SelfSignedKeyStore.tls(
                                 SelfSignedKeyStore.create(
                                         work.resolve("certificates"), "members", password),
-                                password);
+                                password));
+            }
+            List<Row> replication = new ArrayList<>();
+            for (ReplicationTls tls : securities) {
                 for (int factor : settings.factors()) {
                     replication.add(
                             measureChain(
-                                    work.resolve("tls-r" + factor),
+                                    work.resolve((tls == null ? "r" : "tls-r") + factor),
                                     factor,
                                     sources,
                                     tls,

@@ -59,27 +59,7 @@ public record ReplicationConfig(
         }
     }
 
-    /** A service with the default number of streams per peer. */
-    public ReplicationConfig(
-            String bindHost,
-            int firstPort,
-            int lastPort,
-            Path storeDirectory,
-            String secret,
-            Duration timeout,
-            ReplicationTls tls) {
-        this(
-                bindHost,
-                firstPort,
-                lastPort,
-                storeDirectory,
-                secret,
-                timeout,
-                tls,
-                DEFAULT_STREAMS_PER_PEER);
-    }
-
-    /** A service without TLS. */
+    /** A service without TLS, sending the default number of streams per peer. */
     public ReplicationConfig(
             String bindHost,
             int firstPort,
@@ -87,7 +67,15 @@ public record ReplicationConfig(
             Path storeDirectory,
             String secret,
             Duration timeout) {
-        this(bindHost, firstPort, lastPort, storeDirectory, secret, timeout, null);
+        this(
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                null,
+                DEFAULT_STREAMS_PER_PEER);
     }
 
     /** The same service with TLS between peers. */

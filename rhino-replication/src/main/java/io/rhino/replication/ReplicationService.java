@@ -181,8 +181,8 @@ public final class ReplicationService implements AutoCloseable {
                 chain.get(0),
                 result,
                 connection ->
-                        connection.openLocal(
-                                relativePath, source.size(), crc, downstream, source, result),
+                        connection.open(
+                                relativePath, source.size(), crc, downstream, source, result, true),
                 source::close,
                 (connection, stream) ->
                         connection.cancel(stream, "timed out after " + config.timeout()),
@@ -334,7 +334,8 @@ public final class ReplicationService implements AutoCloseable {
                                                         crc,
                                                         List.copyOf(rest),
                                                         forward.source(),
-                                                        forward.result));
+                                                        forward.result,
+                                                        false));
                                     }
                                 });
                 return forward;

@@ -103,8 +103,11 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
     }
 
     /**
-     * Opens a stream that passes on what this member receives; {@code result} completes when the
-     * rest of the chain stored the file.
+     * Opens a stream; {@code result} completes when the rest of the chain stored the file. A stream
+     * of one of this member's own files ({@code ownFile}) with a downstream waits in a queue while
+     * {@code localStreamLimit} others are open; one this member passes on never waits.
+     *
+     * @return the stream's id, also while it waits
      */
     long open(
             String path,
@@ -112,26 +115,11 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             int crc,
             List<String> downstream,
             ChunkSource source,
-            CompletableFuture<Void> result) {
-        long id = nextStream++;
-        start(new Queued(id, path, size, crc, downstream, source, result), false);
-        return id;
-    }
-
-    /**
-     * Opens a stream of a local file, or queues it while {@code localStreamLimit} others with a
-     * downstream are open; {@code result} completes when the whole chain stored the file.
-     */
-    long openLocal(
-            String path,
-            long size,
-            int crc,
-            List<String> downstream,
-            ChunkSource source,
-            CompletableFuture<Void> result) {
+            CompletableFuture<Void> result,
+            boolean ownFile) {
         long id = nextStream++;
         Queued stream = new Queued(id, path, size, crc, downstream, source, result);
-        if (downstream.isEmpty()) {
+        if (!ownFile || downstream.isEmpty()) {
             start(stream, false);
         } else if (limitedOpen < localStreamLimit) {
             limitedOpen++;

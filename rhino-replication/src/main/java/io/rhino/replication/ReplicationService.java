@@ -40,9 +40,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ObjLongConsumer;
 import java.util.function.ToLongFunction;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -184,8 +184,7 @@ public final class ReplicationService implements AutoCloseable {
                         connection.open(
                                 relativePath, source.size(), crc, downstream, source, result, true),
                 source::close,
-                (connection, stream) ->
-                        connection.cancel(stream, "timed out after " + config.timeout()),
+                SenderConnection::cancel,
                 "replicating '" + relativePath + "' to " + chain);
         return result;
     }
@@ -211,24 +210,31 @@ public final class ReplicationService implements AutoCloseable {
                 result,
                 connection -> connection.fetch(sourcePath, targetPath, address.toString(), result),
                 () -> {},
-                SenderConnection::forgetFetch,
+                (connection, id, reason) -> connection.forgetFetch(id),
                 "fetching '" + sourcePath + "' from " + holder);
         return result;
     }
 
+    /** Drops a stream or request {@link #startOn} started, telling the peer where it can. */
+    @FunctionalInterface
+    private interface Abandon {
+        void abandon(SenderConnection connection, long id, String reason);
+    }
+
     /**
      * Once the connection to {@code peer} is ready, starts a stream or request on it ({@code start}
-     * returns its id), unless {@code result} already ended; fails {@code result} if the peer is
-     * unreachable ({@code unreachable} cleans up first) or after the configured timeout ({@code
-     * abandon} then drops what was started). Runs on the service's own loop: the JDK's orTimeout
-     * starts a JVM-wide thread that would keep the class loader of the job that first called it.
+     * returns its id), unless {@code result} already ended ({@code cleanUp} then releases what was
+     * prepared); fails {@code result} if the peer is unreachable ({@code cleanUp} first) or after
+     * the configured timeout, and {@code abandon} drops what was started once {@code result} timed
+     * out or its caller cancelled it. Runs on the service's own loop: the JDK's orTimeout starts a
+     * JVM-wide thread that would keep the class loader of the job that first called it.
      */
     private void startOn(
             PeerAddress peer,
             CompletableFuture<Void> result,
             ToLongFunction<SenderConnection> start,
-            Runnable unreachable,
-            ObjLongConsumer<SenderConnection> abandon,
+            Runnable cleanUp,
+            Abandon abandon,
             String what) {
         long[] id = {-1};
         SenderConnection[] via = {null};
@@ -238,33 +244,66 @@ public final class ReplicationService implements AutoCloseable {
                                 .whenComplete(
                                         (connection, failure) -> {
                                             if (failure != null) {
-                                                unreachable.run();
+                                                cleanUp.run();
                                                 result.completeExceptionally(failure);
-                                            } else if (!result.isDone()) {
+                                            } else if (result.isDone()) {
+                                                cleanUp.run();
+                                            } else {
                                                 via[0] = connection;
                                                 id[0] = start.applyAsLong(connection);
                                             }
                                         }));
+        String timedOut = what + " timed out after " + config.timeout();
         ScheduledFuture<?> timeout =
                 loop.schedule(
                         () -> {
-                            if (result.completeExceptionally(
-                                            new ReplicationException(
-                                                    what + " timed out after " + config.timeout()))
+                            if (result.completeExceptionally(new ReplicationException(timedOut))
                                     && via[0] != null) {
-                                abandon.accept(via[0], id[0]);
+                                abandon.abandon(
+                                        via[0], id[0], "timed out after " + config.timeout());
                             }
                         },
                         config.timeout().toMillis(),
                         TimeUnit.MILLISECONDS);
-        result.whenComplete((ok, failure) -> timeout.cancel(false));
+        result.whenComplete(
+                (ok, failure) -> {
+                    timeout.cancel(false);
+                    if (failure instanceof CancellationException) {
+                        loop.execute(
+                                () -> {
+                                    if (via[0] != null) {
+                                        abandon.abandon(via[0], id[0], "cancelled");
+                                    }
+                                });
+                    }
+                });
     }
 
-    /** Replicates several files along one chain; fails if any fails. */
+    /**
+     * Replicates several files along one chain; fails if any fails. Cancelling the returned future
+     * abandons every file not yet stored: the members drop their partial copies, and files still
+     * waiting for their turn never leave.
+     */
     public CompletableFuture<Void> replicateAll(Map<String, Path> files, List<PeerAddress> chain) {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         files.forEach((relativePath, file) -> all.add(replicate(file, relativePath, chain)));
-        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+        CompletableFuture<Void> round = new CompletableFuture<>();
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                .whenComplete(
+                        (ok, failure) -> {
+                            if (failure == null) {
+                                round.complete(null);
+                            } else {
+                                round.completeExceptionally(failure);
+                            }
+                        });
+        round.whenComplete(
+                (ok, failure) -> {
+                    if (failure instanceof CancellationException) {
+                        all.forEach(file -> file.cancel(false));
+                    }
+                });
+        return round;
     }
 
     /**

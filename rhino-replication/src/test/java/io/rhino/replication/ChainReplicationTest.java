@@ -399,6 +399,50 @@ class ChainReplicationTest {
         }
     }
 
+    @Test
+    void aRoundWhoseCallerStopsWaitingIsAbandonedAndHoldsUpNoLaterRound() throws Exception {
+        ReplicationService primary =
+                service(
+                        ReplicationConfig.anyPort(
+                                        "127.0.0.1",
+                                        temp.resolve("a"),
+                                        SECRET,
+                                        Duration.ofSeconds(60))
+                                .withStreamsPerPeer(1));
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Map<String, Path> abandoned = new LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            abandoned.put("j/o/v/old-" + i + ".sst", randomFile("old-" + i, 8L * 1024 * 1024 + i));
+        }
+        Path fresh = randomFile("fresh", 1024 * 1024);
+        try (TcpRelay stalled = TcpRelay.stalled("127.0.0.4", third.address())) {
+            List<PeerAddress> chain = List.of(second.address(), stalled.address());
+            CompletableFuture<Void> round = primary.replicateAll(abandoned, chain);
+            awaitPartialFile(second);
+
+            // a task's thread interrupted while it waits (Flink cancelled the task)
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> RoundWait.await(round, 60_000))
+                    .isInstanceOf(InterruptedException.class);
+            assertThat(round).isCancelled();
+            awaitNoPartialFiles(second);
+
+            // the next round goes alone: none of the abandoned files leaves after it
+            CompletableFuture<Void> next = primary.replicate(fresh, "j/o/v/fresh.sst", chain);
+            stalled.release();
+            next.get(30, TimeUnit.SECONDS);
+        }
+        awaitNoPartialFiles(third);
+        for (ReplicationService member : List.of(second, third)) {
+            for (String path : abandoned.keySet()) {
+                assertThat(member.store().file(path))
+                        .as("%s on %s", path, member.address())
+                        .isEmpty();
+            }
+        }
+    }
+
     private static void awaitNoPartialFiles(ReplicationService service) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!partialFiles(service).isEmpty()) {

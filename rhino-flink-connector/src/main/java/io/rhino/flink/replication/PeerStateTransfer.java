@@ -22,6 +22,7 @@ import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
+import io.rhino.replication.RoundWait;
 import java.io.File;
 import java.io.IOException;
 import java.io.Serializable;
@@ -31,7 +32,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -156,7 +156,7 @@ public final class PeerStateTransfer implements StateTransfer {
             for (Path file : toSend.values()) {
                 sentBytes += Files.size(file);
             }
-            service.replicateAll(toSend, List.of(target)).get(timeoutMillis, TimeUnit.MILLISECONDS);
+            RoundWait.await(service.replicateAll(toSend, List.of(target)), timeoutMillis);
             LOG.info(
                     "Vnode {} shipped to {}: {} of {} files sent ({} bytes), {} already held there",
                     vnode,

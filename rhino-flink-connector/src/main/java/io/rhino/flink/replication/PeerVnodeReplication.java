@@ -19,6 +19,7 @@ import io.rhino.flink.state.LiveInstanceFiles;
 import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
+import io.rhino.replication.RoundWait;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
@@ -36,7 +37,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
@@ -336,9 +336,12 @@ public final class PeerVnodeReplication implements VnodeReplication {
                 ReplicaListing.departure(completed, departed.getValue()).write(notice);
                 String base = ReplicaListing.vnodeDirectory(prefix, vnode);
                 try {
-                    service.replicate(
-                                    notice, ReplicaListing.departurePath(base, checkpointId), chain)
-                            .get(timeoutMillis, TimeUnit.MILLISECONDS);
+                    RoundWait.await(
+                            service.replicate(
+                                    notice,
+                                    ReplicaListing.departurePath(base, checkpointId),
+                                    chain),
+                            timeoutMillis);
                     departedAt.remove(vnode);
                     replicatedSst.remove(vnode);
                 } catch (ExecutionException | TimeoutException e) {
@@ -457,12 +460,14 @@ public final class PeerVnodeReplication implements VnodeReplication {
             for (Path file : toSend.values()) {
                 bytes += Files.size(file);
             }
-            service.replicateAll(toSend, chain).get(timeoutMillis, TimeUnit.MILLISECONDS);
+            RoundWait.await(service.replicateAll(toSend, chain), timeoutMillis);
             Path listingFile = captured.resolve(ReplicaListing.NAME + ".local");
             ReplicaListing.of(lastCompletedCheckpoint, listed).write(listingFile);
             try {
-                service.replicate(listingFile, ReplicaListing.path(base, checkpointId), chain)
-                        .get(timeoutMillis, TimeUnit.MILLISECONDS);
+                RoundWait.await(
+                        service.replicate(
+                                listingFile, ReplicaListing.path(base, checkpointId), chain),
+                        timeoutMillis);
             } catch (ExecutionException e) {
                 if (alreadyHeld.isEmpty()) {
                     throw e;

@@ -65,11 +65,15 @@ class ReplicationTlsITCase {
     @Timeout(300)
     void aFreshTaskManagerFetchesItsVnodesOverTlsWhileItRestores() throws Exception {
         Path store = SelfSignedKeyStore.create(directory, "cluster", PASSWORD);
+        // one slot each: the job restarts only once the replaced TaskManager registered, however
+        // long its JVM takes to start (a restart delay alone lost that race on a slow machine)
+        Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
+        common.setString("taskmanager.numberOfTaskSlots", "1");
         try (ProcessCluster cluster =
                 ProcessCluster.start(
                         directory.resolve("cluster"),
                         TASK_MANAGERS,
-                        FileCountsJob.oneSubtaskPerTaskManager(),
+                        common,
                         (index, config) -> {
                             config.set(
                                     RhinoOptions.REPLICATION_DIR,
@@ -86,7 +90,6 @@ class ReplicationTlsITCase {
             RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tls-it");
             // every vnode on both other TaskManagers: all survive the loss of one
             config.set(RhinoOptions.REPLICATION_FACTOR, TASK_MANAGERS);
-            // the replaced TaskManager registers before the job restarts, so it gets a subtask
             RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(8));
             config.set(RhinoOptions.REST_PORT, restPort);
             Path output = directory.resolve("output");

@@ -71,6 +71,7 @@ class JobManagerFailoverITCase {
             boolean localRecovery) throws Exception {
         Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
         if (localRecovery) {
+            RhinoClusters.onlyWithAllVariants("task-local recovery");
             common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
             common.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
         }

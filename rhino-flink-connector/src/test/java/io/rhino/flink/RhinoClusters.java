@@ -40,6 +40,7 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Assumptions;
 
 /** MiniClusters and job configurations shared by the integration tests. */
 final class RhinoClusters {
@@ -117,6 +118,17 @@ final class RhinoClusters {
      * restored instead of the test's. With a year that practically never happens.
      */
     static final Duration ONLY_TRIGGERED_CHECKPOINTS = Duration.ofDays(365);
+
+    /**
+     * Skips a variant of a long process-cluster test outside the {@code lifecycle} profile ({@code
+     * -Drhino.it.all-variants=true}), which runs them all: the default build keeps one variant of
+     * each such test, to stay within its 30 minutes on two cores.
+     */
+    static void onlyWithAllVariants(String variant) {
+        Assumptions.assumeTrue(
+                Boolean.getBoolean("rhino.it.all-variants"),
+                variant + " runs with -Plifecycle (-Drhino.it.all-variants=true)");
+    }
 
     /** {@code config} with checkpoints every {@code interval} into {@code directory}. */
     static Configuration withCheckpoints(

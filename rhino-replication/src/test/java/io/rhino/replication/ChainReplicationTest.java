@@ -351,20 +351,10 @@ class ChainReplicationTest {
     @Test
     void filesQueuedBehindAStalledMemberTimeOutCleanlyAndTheChainWorksOnceItRecovers()
             throws Exception {
-        ReplicationService primary =
-                service(
-                        ReplicationConfig.anyPort(
-                                        "127.0.0.1",
-                                        temp.resolve("a"),
-                                        SECRET,
-                                        Duration.ofSeconds(3))
-                                .withStreamsPerPeer(1));
+        ReplicationService primary = primaryWithOneStreamPerPeer(Duration.ofSeconds(3));
         ReplicationService second = service("127.0.0.2", "b", SECRET);
         ReplicationService third = service("127.0.0.3", "c", SECRET);
-        Map<String, Path> files = new LinkedHashMap<>();
-        for (int i = 0; i < 3; i++) {
-            files.put("j/o/v/" + i + ".sst", randomFile("queued-" + i, 8L * 1024 * 1024 + i));
-        }
+        Map<String, Path> files = threeFilesOfEightMegabytes("queued");
         try (TcpRelay stalled = TcpRelay.stalled("127.0.0.4", third.address())) {
             List<PeerAddress> chain = List.of(second.address(), stalled.address());
             List<CompletableFuture<Void>> rounds = new ArrayList<>();
@@ -401,20 +391,10 @@ class ChainReplicationTest {
 
     @Test
     void aRoundWhoseCallerStopsWaitingIsAbandonedAndHoldsUpNoLaterRound() throws Exception {
-        ReplicationService primary =
-                service(
-                        ReplicationConfig.anyPort(
-                                        "127.0.0.1",
-                                        temp.resolve("a"),
-                                        SECRET,
-                                        Duration.ofSeconds(60))
-                                .withStreamsPerPeer(1));
+        ReplicationService primary = primaryWithOneStreamPerPeer(Duration.ofSeconds(60));
         ReplicationService second = service("127.0.0.2", "b", SECRET);
         ReplicationService third = service("127.0.0.3", "c", SECRET);
-        Map<String, Path> abandoned = new LinkedHashMap<>();
-        for (int i = 0; i < 3; i++) {
-            abandoned.put("j/o/v/old-" + i + ".sst", randomFile("old-" + i, 8L * 1024 * 1024 + i));
-        }
+        Map<String, Path> abandoned = threeFilesOfEightMegabytes("old");
         Path fresh = randomFile("fresh", 1024 * 1024);
         try (TcpRelay stalled = TcpRelay.stalled("127.0.0.4", third.address())) {
             List<PeerAddress> chain = List.of(second.address(), stalled.address());
@@ -441,6 +421,24 @@ class ChainReplicationTest {
                         .isEmpty();
             }
         }
+    }
+
+    /** A primary on 127.0.0.1 that sends one of its files at a time down a chain. */
+    private ReplicationService primaryWithOneStreamPerPeer(Duration timeout) throws IOException {
+        return service(
+                ReplicationConfig.anyPort("127.0.0.1", temp.resolve("a"), SECRET, timeout)
+                        .withStreamsPerPeer(1));
+    }
+
+    /** Three files of 8 MiB (and a few bytes), each far more than a credit window. */
+    private Map<String, Path> threeFilesOfEightMegabytes(String prefix) throws IOException {
+        Map<String, Path> files = new LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            files.put(
+                    "j/o/v/" + prefix + "-" + i + ".sst",
+                    randomFile(prefix + "-" + i, 8L * 1024 * 1024 + i));
+        }
+        return files;
     }
 
     private static void awaitNoPartialFiles(ReplicationService service) throws Exception {

@@ -416,8 +416,7 @@ public final class RhinoOptions {
                                     + " memory while the next member is slower, so a member holds"
                                     + " at most this many MiB per TaskManager whose files it"
                                     + " passes on. Raise it for links with a large"
-                                    + " bandwidth-delay product; set it alike on every"
-                                    + " TaskManager.");
+                                    + " bandwidth-delay product.");
 
     /** How long a TaskManager keeps a job's replicas once the job's last Rhino task there ended. */
     public static final ConfigOption<Duration> REPLICATION_RETAIN_AFTER_TASKS =

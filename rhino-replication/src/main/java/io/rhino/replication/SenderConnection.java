@@ -165,6 +165,11 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         limitedOpen--;
         while (limitedOpen < localStreamLimit && !queued.isEmpty()) {
             Queued next = queued.remove(queued.keySet().iterator().next());
+            if (next.result().isDone()) {
+                // cancelled by its caller; the abandon that follows finds nothing left to do
+                next.source().close();
+                continue;
+            }
             limitedOpen++;
             start(next, true);
         }

@@ -59,25 +59,6 @@ public record ReplicationConfig(
         }
     }
 
-    /** A service without TLS, sending the default number of streams per peer. */
-    public ReplicationConfig(
-            String bindHost,
-            int firstPort,
-            int lastPort,
-            Path storeDirectory,
-            String secret,
-            Duration timeout) {
-        this(
-                bindHost,
-                firstPort,
-                lastPort,
-                storeDirectory,
-                secret,
-                timeout,
-                null,
-                DEFAULT_STREAMS_PER_PEER);
-    }
-
     /** The same service with TLS between peers. */
     public ReplicationConfig withTls(ReplicationTls tls) {
         return new ReplicationConfig(
@@ -97,9 +78,10 @@ public record ReplicationConfig(
                 bindHost, firstPort, lastPort, storeDirectory, secret, timeout, tls, streams);
     }
 
-    /** A service on any free port of {@code bindHost}. */
+    /** A service on any free port of {@code bindHost}, without TLS, with the default streams. */
     public static ReplicationConfig anyPort(
             String bindHost, Path storeDirectory, String secret, Duration timeout) {
-        return new ReplicationConfig(bindHost, 0, 0, storeDirectory, secret, timeout);
+        return new ReplicationConfig(
+                bindHost, 0, 0, storeDirectory, secret, timeout, null, DEFAULT_STREAMS_PER_PEER);
     }
 }

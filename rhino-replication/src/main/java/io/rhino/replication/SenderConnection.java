@@ -55,8 +55,8 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             int[] credits,
             boolean limited) {}
 
-    /** A stream of a local file waiting for one of the limited places. */
-    private record Queued(
+    /** A stream to open: at once, or after waiting in the queue for one of the limited places. */
+    private record Request(
             long id,
             String path,
             long size,
@@ -71,7 +71,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
     private final CompletableFuture<SenderConnection> ready = new CompletableFuture<>();
     private final int localStreamLimit;
     private final Map<Long, Stream> streams = new HashMap<>();
-    private final Map<Long, Queued> queued = new LinkedHashMap<>();
+    private final Map<Long, Request> queued = new LinkedHashMap<>();
     private int limitedOpen;
     // fetch requests waiting for the peer's answer, by request id (shared with stream ids)
     private final Map<Long, CompletableFuture<Void>> fetches = new HashMap<>();
@@ -118,11 +118,10 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             CompletableFuture<Void> result,
             boolean ownFile) {
         long id = nextStream++;
-        Queued stream = new Queued(id, path, size, crc, downstream, source, result);
+        Request stream = new Request(id, path, size, crc, downstream, source, result);
         if (!ownFile || downstream.isEmpty()) {
             start(stream, false);
         } else if (limitedOpen < localStreamLimit) {
-            limitedOpen++;
             start(stream, true);
         } else {
             queued.put(id, stream);
@@ -130,14 +129,14 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         return id;
     }
 
-    private void start(Queued stream, boolean limited) {
+    private void start(Request stream, boolean limited) {
         if (!channel.isActive()) {
             stream.source().close();
             stream.result().completeExceptionally(lost());
-            if (limited) {
-                limitedOpen--;
-            }
             return;
+        }
+        if (limited) {
+            limitedOpen++;
         }
         streams.put(
                 stream.id(),
@@ -164,13 +163,12 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         }
         limitedOpen--;
         while (limitedOpen < localStreamLimit && !queued.isEmpty()) {
-            Queued next = queued.remove(queued.keySet().iterator().next());
+            Request next = queued.remove(queued.keySet().iterator().next());
             if (next.result().isDone()) {
                 // cancelled by its caller; the abandon that follows finds nothing left to do
                 next.source().close();
                 continue;
             }
-            limitedOpen++;
             start(next, true);
         }
     }
@@ -221,7 +219,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
 
     /** Abandons a stream (timeout, local error): tells the peer so it drops its partial file. */
     void cancel(long id, String reason) {
-        Queued waiting = queued.remove(id);
+        Request waiting = queued.remove(id);
         if (waiting != null) {
             waiting.source().close();
             waiting.result().completeExceptionally(new ReplicationException(reason));
@@ -354,7 +352,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
     }
 
     private void failAll(ReplicationException cause) {
-        for (Queued waiting : queued.values()) {
+        for (Request waiting : queued.values()) {
             waiting.source().close();
             waiting.result().completeExceptionally(cause);
         }

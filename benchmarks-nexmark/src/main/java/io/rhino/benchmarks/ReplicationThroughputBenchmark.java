@@ -62,6 +62,7 @@ public final class ReplicationThroughputBenchmark {
             List<Integer> factors,
             boolean tls,
             int streamsPerPeer,
+            int filesAtOnce,
             Path out) {}
 
     private ReplicationThroughputBenchmark() {}
@@ -103,6 +104,11 @@ public final class ReplicationThroughputBenchmark {
                                 "files the primary sends at once down the chain"
                                         + " (rhino.replication.streams-per-peer; a number at"
                                         + " least the file count sends them all at once)")
+                        .flag(
+                                "files-at-once",
+                                0,
+                                "files of the round in flight at once, as a vnode's checkpoint"
+                                        + " round keeps 4 (0: all at once)")
                         .flag("out", "benchmarks-nexmark/target/replication.csv", "CSV file");
         if (!args.parse(argv)) {
             return null;
@@ -117,6 +123,7 @@ public final class ReplicationThroughputBenchmark {
                         factors(args.get("factors")),
                         args.getBoolean("tls"),
                         args.getInt("streams-per-peer", 1),
+                        args.getInt("files-at-once", 0),
                         Paths.get(args.get("out")));
         ReplicationReport report = measure(settings);
         report.print(System.out);
@@ -197,7 +204,8 @@ public final class ReplicationThroughputBenchmark {
                                     factor,
                                     sources,
                                     tls,
-                                    settings.streamsPerPeer()));
+                                    settings.streamsPerPeer(),
+                                    settings.filesAtOnce()));
                 }
             }
             return new ReplicationReport(settings.dir(), disk, replication);
@@ -207,7 +215,12 @@ public final class ReplicationThroughputBenchmark {
     }
 
     private static Row measureChain(
-            Path dir, int factor, Map<String, Path> sources, ReplicationTls tls, int streamsPerPeer)
+            Path dir,
+            int factor,
+            Map<String, Path> sources,
+            ReplicationTls tls,
+            int streamsPerPeer,
+            int filesAtOnce)
             throws Exception {
         long bytes = 0;
         for (Path source : sources.values()) {
@@ -216,7 +229,7 @@ public final class ReplicationThroughputBenchmark {
         // a failed run ends by the timeout, not by hanging; 2 MB/s is far below any real disk
         Duration timeout = Duration.ofSeconds(60 + bytes / (2 << 20));
         try (ReplicationChain chain =
-                ReplicationChain.start(dir, factor, timeout, tls, streamsPerPeer)) {
+                ReplicationChain.start(dir, factor, timeout, tls, streamsPerPeer, filesAtOnce)) {
             // connects and authenticates the chain's hops and warms up the JIT, outside the timing
             Map.Entry<String, Path> first = sources.entrySet().iterator().next();
             String warmUp = "warmup/" + first.getKey().replace('/', '-');

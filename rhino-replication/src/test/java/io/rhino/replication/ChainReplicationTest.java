@@ -29,9 +29,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -421,6 +424,49 @@ class ChainReplicationTest {
                         .isEmpty();
             }
         }
+    }
+
+    /**
+     * A round sent a file at a time that its timeout cuts short keeps the files the chain stored,
+     * and names them to the caller, which then sends only the rest.
+     */
+    @Test
+    void aWindowedRoundCutShortKeepsWhatTheChainStoredAndSaysWhich() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        Map<String, Path> files = new LinkedHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            files.put("j/o/v/first-" + i + ".sst", randomFile("first-" + i, 1024 * 1024));
+        }
+        files.put("j/o/v/last.sst", randomFile("last", 8L * 1024 * 1024));
+        Set<String> stored = ConcurrentHashMap.newKeySet();
+        // the link stops half a MiB into the last file
+        try (TcpRelay link =
+                TcpRelay.stalledAfter("127.0.0.4", second.address(), 7L * 512 * 1024)) {
+            assertThatThrownBy(
+                            () ->
+                                    WindowedRound.replicate(
+                                            primary,
+                                            files,
+                                            List.of(link.address()),
+                                            1,
+                                            3_000,
+                                            stored::add))
+                    .isInstanceOf(TimeoutException.class)
+                    .hasMessageContaining("0 not started, 1 in flight");
+            assertThat(stored)
+                    .containsExactlyInAnyOrder(
+                            "j/o/v/first-0.sst", "j/o/v/first-1.sst", "j/o/v/first-2.sst");
+            link.release();
+        }
+        awaitNoPartialFiles(second);
+        for (String path : stored) {
+            assertThat(second.store().file(path))
+                    .as(path)
+                    .hasValueSatisfying(
+                            copy -> assertThat(copy).hasSameBinaryContentAs(files.get(path)));
+        }
+        assertThat(second.store().file("j/o/v/last.sst")).isEmpty();
     }
 
     /** A primary on 127.0.0.1 that sends one of its files at a time down a chain. */

@@ -19,6 +19,7 @@ import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.ReplicationTls;
+import io.rhino.replication.WindowedRound;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,25 +41,29 @@ public final class ReplicationChain implements AutoCloseable {
     private final List<ReplicationService> members;
     private final Path dir;
     private final Duration timeout;
+    private final int filesAtOnce;
 
-    private ReplicationChain(List<ReplicationService> members, Path dir, Duration timeout) {
+    private ReplicationChain(
+            List<ReplicationService> members, Path dir, Duration timeout, int filesAtOnce) {
         this.members = members;
         this.dir = dir;
         this.timeout = timeout;
+        this.filesAtOnce = filesAtOnce;
     }
 
     /**
      * Starts the members; {@code timeout} bounds each replication; {@code tls} (null: none) secures
-     * every hop.
+     * every hop; the primary sends {@code streamsPerPeer} files at once down the chain; a round
+     * keeps {@code filesAtOnce} of its files in flight, as a vnode's checkpoint round does ({@link
+     * WindowedRound}), or all of them with 0.
      */
-    public static ReplicationChain start(Path dir, int factor, Duration timeout, ReplicationTls tls)
-            throws IOException {
-        return start(dir, factor, timeout, tls, ReplicationConfig.DEFAULT_STREAMS_PER_PEER);
-    }
-
-    /** The same, the primary sending {@code streamsPerPeer} files at once down the chain. */
     public static ReplicationChain start(
-            Path dir, int factor, Duration timeout, ReplicationTls tls, int streamsPerPeer)
+            Path dir,
+            int factor,
+            Duration timeout,
+            ReplicationTls tls,
+            int streamsPerPeer,
+            int filesAtOnce)
             throws IOException {
         String secret = UUID.randomUUID().toString();
         List<ReplicationService> members = new ArrayList<>();
@@ -78,7 +83,7 @@ public final class ReplicationChain implements AutoCloseable {
             members.forEach(ReplicationService::close);
             throw e;
         }
-        return new ReplicationChain(members, dir, timeout);
+        return new ReplicationChain(members, dir, timeout, filesAtOnce);
     }
 
     /** The members after the primary, nearest first: what {@code replicate} takes as chain. */
@@ -90,7 +95,14 @@ public final class ReplicationChain implements AutoCloseable {
 
     /** Replicates {@code files} (by replica path) from the primary; returns once all are stored. */
     public void replicate(Map<String, Path> files) throws Exception {
-        members.get(0).replicateAll(files, chain()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (filesAtOnce > 0) {
+            WindowedRound.replicate(
+                    members.get(0), files, chain(), filesAtOnce, timeout.toMillis(), path -> {});
+        } else {
+            members.get(0)
+                    .replicateAll(files, chain())
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Deletes {@code replicaPaths} from every member's store. */

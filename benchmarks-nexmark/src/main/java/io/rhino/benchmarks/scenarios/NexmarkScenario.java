@@ -20,7 +20,10 @@ import io.rhino.benchmarks.harness.Scenario;
 import io.rhino.benchmarks.harness.ScenarioContext;
 import io.rhino.benchmarks.harness.ScenarioResult;
 import io.rhino.benchmarks.harness.SystemUnderTest;
+import io.rhino.benchmarks.replication.MemoryPeaks;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -55,8 +58,38 @@ public record NexmarkScenario(
         return warmUp.plus(after).plusSeconds(20);
     }
 
+    /** Figure: the largest replication Netty memory in use seen during a replicated run. */
+    static final String REPLICATION_MEMORY_IN_USE = "replication netty in use, peak (MB)";
+
+    /** Figure: the largest replication Netty pool seen during a replicated run. */
+    static final String REPLICATION_MEMORY_RESERVED = "replication netty reserved, peak (MB)";
+
     @Override
     public ScenarioResult run(SystemUnderTest sut, ScenarioContext context) throws Exception {
+        if (!(sut instanceof ReplicatedRhinoSut)) {
+            return runMeasured(sut, context);
+        }
+        // Every TaskManager of the embedded cluster shares this JVM's replication pool, so the
+        // peaks are the whole cluster's, fill included.
+        ScenarioResult result;
+        MemoryPeaks peaks = MemoryPeaks.start();
+        try {
+            result = runMeasured(sut, context);
+        } finally {
+            peaks.close();
+        }
+        Map<String, Double> figures = new LinkedHashMap<>(result.figures());
+        figures.put(REPLICATION_MEMORY_IN_USE, megabytes(peaks.inUseBytes()));
+        figures.put(REPLICATION_MEMORY_RESERVED, megabytes(peaks.reservedBytes()));
+        return new ScenarioResult(result.group(), result.timingsSeconds(), figures);
+    }
+
+    private static double megabytes(long bytes) {
+        return bytes / 1e6;
+    }
+
+    private ScenarioResult runMeasured(SystemUnderTest sut, ScenarioContext context)
+            throws Exception {
         sut.start(workloadFor.apply(sut), context);
         context.markPhase(ScenarioContext.STEADY);
         Thread.sleep(warmUp.toMillis());

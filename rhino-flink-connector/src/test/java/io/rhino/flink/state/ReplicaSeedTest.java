@@ -15,6 +15,7 @@
 package io.rhino.flink.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
@@ -229,6 +230,71 @@ class ReplicaSeedTest {
         asyncPhase.run();
 
         assertThat(asyncPhase.isCancelled()).as("the snapshot is cancelled").isTrue();
+    }
+
+    /**
+     * A round that fails part-way keeps what the whole chain stored: the next round sends only the
+     * rest, so a vnode whose new files take longer than one round may take gets further each time
+     * instead of starting again.
+     */
+    @Test
+    void aRoundThatFailsPartWaySendsOnlyTheRestNextTime() throws Exception {
+        VnodeKeyedStateBackend<Long> backend = replicatedBackend();
+        // the holder cannot store checkpoint 1's CURRENT of any vnode: a directory is in the way;
+        // the SST files sort before it, so they are on their way when it fails
+        List<Path> inTheWay = new ArrayList<>();
+        for (int vnode : backend.ownedVnodes()) {
+            Path current =
+                    holder.store()
+                            .resolve(
+                                    ReplicaListing.vnodeDirectory(PREFIX, vnode)
+                                            + "/chk-1/CURRENT");
+            Files.createDirectories(current);
+            Files.writeString(current.resolve("in-the-way"), "x");
+            inTheWay.add(current);
+        }
+        assertThatThrownBy(() -> harness.checkpoint(backend, 1))
+                .as("checkpoint 1, whose CURRENT files the holder cannot store")
+                .isInstanceOf(Exception.class);
+        Map<Path, Object> stored = sstCopiesOnHolder();
+        assertThat(stored).as("SST copies the holder stored before the round failed").isNotEmpty();
+
+        for (Path current : inTheWay) {
+            org.apache.flink.util.FileUtils.deleteDirectory(current.toFile());
+        }
+        harness.checkpoint(backend, 2);
+
+        Map<Path, Object> after = new HashMap<>();
+        for (Path copy : stored.keySet()) {
+            after.put(copy, Files.getAttribute(copy, "unix:ino"));
+        }
+        assertThat(after)
+                .as("the copies stored by the failed round were not sent again")
+                .isEqualTo(stored);
+        Set<String> listed = new HashSet<>();
+        for (int vnode : backend.ownedVnodes()) {
+            String vnodeDirectory = ReplicaListing.vnodeDirectory(PREFIX, vnode);
+            for (String file : ssts(listing(vnodeDirectory, 2))) {
+                listed.add(holder.store().resolve(vnodeDirectory + "/" + file).toString());
+            }
+        }
+        assertThat(listed)
+                .as("checkpoint 2's listings name them")
+                .containsAll(stored.keySet().stream().map(Path::toString).toList());
+    }
+
+    /** Every complete SST copy in the holder's store, with its inode. */
+    private Map<Path, Object> sstCopiesOnHolder() throws Exception {
+        Map<Path, Object> copies = new HashMap<>();
+        try (Stream<Path> files = Files.walk(holder.store().root())) {
+            for (Path file : files.toList()) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(".sst") && Files.isRegularFile(file)) {
+                    copies.put(file, Files.getAttribute(file, "unix:ino"));
+                }
+            }
+        }
+        return copies;
     }
 
     /** A subtask's backend with state, replicating to the holder. */

@@ -37,21 +37,25 @@ public final class TcpRelay implements AutoCloseable {
     private final PeerAddress target;
     private final boolean records;
     private final CountDownLatch released;
+    // bytes of each connection passed to the member before holding back; 0: its first read
+    private final long passFirst;
     private final ByteArrayOutputStream recorded = new ByteArrayOutputStream();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
-    private TcpRelay(String host, PeerAddress target, boolean records, boolean stalls)
+    private TcpRelay(
+            String host, PeerAddress target, boolean records, boolean stalls, long passFirst)
             throws IOException {
         this.server = new ServerSocket(0, 50, InetAddress.getByName(host));
         this.target = target;
         this.records = records;
         this.released = new CountDownLatch(stalls ? 1 : 0);
+        this.passFirst = passFirst;
         daemon(this::accept, "tcp-relay-accept").start();
     }
 
     /** Relays on 127.0.0.1 and keeps a copy of what senders write ({@link #bytes}). */
     public static TcpRelay recording(PeerAddress target) throws IOException {
-        return new TcpRelay("127.0.0.1", target, true, false);
+        return new TcpRelay("127.0.0.1", target, true, false, 0);
     }
 
     /**
@@ -59,7 +63,19 @@ public final class TcpRelay implements AutoCloseable {
      * to the member's challenge) reads nothing more from it until {@link #release}.
      */
     public static TcpRelay stalled(String host, PeerAddress target) throws IOException {
-        return new TcpRelay(host, target, false, true);
+        return new TcpRelay(host, target, false, true, 0);
+    }
+
+    /**
+     * Relays on {@code host}, but holds back what each connection's sender writes after its first
+     * {@code bytes} bytes until {@link #release} (a link that stops part-way through a transfer).
+     */
+    public static TcpRelay stalledAfter(String host, PeerAddress target, long bytes)
+            throws IOException {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("bytes must be positive: " + bytes);
+        }
+        return new TcpRelay(host, target, false, true, bytes);
     }
 
     /** The address senders connect to. */
@@ -98,18 +114,24 @@ public final class TcpRelay implements AutoCloseable {
         byte[] buffer = new byte[64 * 1024];
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
-            boolean first = true;
+            boolean holding = toMember;
+            long passed = 0;
             for (int read; (read = in.read(buffer)) >= 0; ) {
                 if (toMember && records) {
                     synchronized (recorded) {
                         recorded.write(buffer, 0, read);
                     }
                 }
-                out.write(buffer, 0, read);
+                int now =
+                        holding && passFirst > 0 ? (int) Math.min(read, passFirst - passed) : read;
+                out.write(buffer, 0, now);
                 out.flush();
-                if (toMember && first) {
-                    first = false;
+                passed += now;
+                if (holding && (passFirst == 0 || passed >= passFirst)) {
+                    holding = false;
                     released.await();
+                    out.write(buffer, now, read - now);
+                    out.flush();
                 }
             }
         } catch (IOException e) {

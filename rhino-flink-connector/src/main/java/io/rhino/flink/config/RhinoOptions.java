@@ -393,15 +393,18 @@ public final class RhinoOptions {
                                     + " alike. With TLS, files are encrypted in the JVM instead of"
                                     + " sent from the page cache (more CPU per replicated byte).");
 
-    /** How long one checkpoint's replication may take. */
+    /** How long one step of replication may take. */
     public static final ConfigOption<Duration> REPLICATION_TIMEOUT =
             ConfigOptions.key("rhino.replication.timeout")
                     .durationType()
                     .defaultValue(Duration.ofMinutes(2))
                     .withDescription(
-                            "How long replicating one checkpoint of a subtask may take; beyond"
-                                    + " it the subtask declines that checkpoint (the job runs on,"
-                                    + " the next checkpoint tries again).");
+                            "How long one step of replication may take: a vnode's new files"
+                                    + " or its listing at a checkpoint, a vnode's shipment in a"
+                                    + " handover, a fetch in a restore, each file on the wire. A"
+                                    + " checkpoint's step beyond it declines that checkpoint and"
+                                    + " the job runs on; the files the whole chain stored stay, and"
+                                    + " the next checkpoint sends the rest.");
 
     /** How many of its own files a TaskManager sends at once to each peer that passes them on. */
     public static final ConfigOption<Integer> REPLICATION_STREAMS_PER_PEER =

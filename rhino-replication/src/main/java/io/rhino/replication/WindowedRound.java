@@ -79,10 +79,14 @@ public final class WindowedRound {
                     inFlight.put(path, file);
                     file.whenComplete(
                             (ok, failure) -> {
-                                if (failure == null) {
-                                    stored.accept(path);
+                                try {
+                                    if (failure == null) {
+                                        stored.accept(path);
+                                    }
+                                } finally {
+                                    // the caller waits for this, whatever the listener did
+                                    ended.add(new Ended(path, failure));
                                 }
-                                ended.add(new Ended(path, failure));
                             });
                 }
                 long left = deadline - System.nanoTime();

@@ -469,6 +469,53 @@ class ChainReplicationTest {
         assertThat(second.store().file("j/o/v/last.sst")).isEmpty();
     }
 
+    /**
+     * The path a checkpoint's round takes in a job: Flink interrupts the waiting thread (cancel,
+     * failover, aborted checkpoint), the file in flight is abandoned along the chain and the files
+     * not started never leave.
+     */
+    @Test
+    void anInterruptedWindowedRoundAbandonsItsFileInFlightAndStartsNoOther() throws Exception {
+        ReplicationService primary = service("127.0.0.1", "a", SECRET);
+        ReplicationService second = service("127.0.0.2", "b", SECRET);
+        ReplicationService third = service("127.0.0.3", "c", SECRET);
+        Map<String, Path> abandoned = threeFilesOfEightMegabytes("old");
+        Path fresh = randomFile("fresh", 1024 * 1024);
+        try (TcpRelay stalled = TcpRelay.stalled("127.0.0.4", third.address())) {
+            List<PeerAddress> chain = List.of(second.address(), stalled.address());
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread task =
+                    new Thread(
+                            () -> {
+                                try {
+                                    WindowedRound.replicate(
+                                            primary, abandoned, chain, 1, 60_000, path -> {});
+                                    outcome.complete(null);
+                                } catch (Exception e) {
+                                    outcome.complete(e);
+                                }
+                            },
+                            "snapshot-thread");
+            task.start();
+            awaitPartialFile(second);
+            task.interrupt();
+            assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            awaitNoPartialFiles(second);
+
+            CompletableFuture<Void> next = primary.replicate(fresh, "j/o/v/fresh.sst", chain);
+            stalled.release();
+            next.get(30, TimeUnit.SECONDS);
+        }
+        awaitNoPartialFiles(third);
+        for (ReplicationService member : List.of(second, third)) {
+            for (String path : abandoned.keySet()) {
+                assertThat(member.store().file(path))
+                        .as("%s on %s", path, member.address())
+                        .isEmpty();
+            }
+        }
+    }
+
     /** A primary on 127.0.0.1 that sends one of its files at a time down a chain. */
     private ReplicationService primaryWithOneStreamPerPeer(Duration timeout) throws IOException {
         return service(

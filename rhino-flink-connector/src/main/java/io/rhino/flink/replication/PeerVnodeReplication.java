@@ -456,7 +456,6 @@ public final class PeerVnodeReplication implements VnodeReplication {
                 Set<String> stored)
                 throws Exception {
             Map<String, Path> toSend = new LinkedHashMap<>();
-            Map<String, String> sstOfPath = new HashMap<>();
             List<String> listed = new ArrayList<>();
             for (Path file : files) {
                 String name = file.getFileName().toString();
@@ -465,7 +464,6 @@ public final class PeerVnodeReplication implements VnodeReplication {
                     listed.add(inVnode);
                     if (!alreadyHeld.contains(name)) {
                         toSend.put(base + "/" + inVnode, file);
-                        sstOfPath.put(base + "/" + inVnode, name);
                     }
                 } else {
                     String inVnode = "chk-" + checkpointId + "/" + segment(name);
@@ -484,9 +482,9 @@ public final class PeerVnodeReplication implements VnodeReplication {
                     FILES_AT_ONCE,
                     timeoutMillis,
                     path -> {
-                        String sst = sstOfPath.get(path);
-                        if (sst != null) {
-                            stored.add(sst);
+                        // an SST's replica path ends with its name; metadata files never end .sst
+                        if (path.endsWith(".sst")) {
+                            stored.add(path.substring(path.lastIndexOf('/') + 1));
                         }
                     });
             Path listingFile = captured.resolve(ReplicaListing.NAME + ".local");

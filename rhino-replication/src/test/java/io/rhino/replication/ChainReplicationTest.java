@@ -412,18 +412,9 @@ class ChainReplicationTest {
             awaitNoPartialFiles(second);
 
             // the next round goes alone: none of the abandoned files leaves after it
-            CompletableFuture<Void> next = primary.replicate(fresh, "j/o/v/fresh.sst", chain);
-            stalled.release();
-            next.get(30, TimeUnit.SECONDS);
+            nextRoundGoesAlone(primary, fresh, chain, stalled);
         }
-        awaitNoPartialFiles(third);
-        for (ReplicationService member : List.of(second, third)) {
-            for (String path : abandoned.keySet()) {
-                assertThat(member.store().file(path))
-                        .as("%s on %s", path, member.address())
-                        .isEmpty();
-            }
-        }
+        noneArrived(abandoned.keySet(), second, third);
     }
 
     /**
@@ -502,13 +493,27 @@ class ChainReplicationTest {
             assertThat(outcome.get(30, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
             awaitNoPartialFiles(second);
 
-            CompletableFuture<Void> next = primary.replicate(fresh, "j/o/v/fresh.sst", chain);
-            stalled.release();
-            next.get(30, TimeUnit.SECONDS);
+            nextRoundGoesAlone(primary, fresh, chain, stalled);
         }
+        noneArrived(abandoned.keySet(), second, third);
+    }
+
+    /** Replicates {@code fresh} down the stalled chain, releases it and waits for the round. */
+    private static void nextRoundGoesAlone(
+            ReplicationService primary, Path fresh, List<PeerAddress> chain, TcpRelay stalled)
+            throws Exception {
+        CompletableFuture<Void> next = primary.replicate(fresh, "j/o/v/fresh.sst", chain);
+        stalled.release();
+        next.get(30, TimeUnit.SECONDS);
+    }
+
+    /** No copy, whole or partial, of any of {@code paths} on {@code second} and {@code third}. */
+    private static void noneArrived(
+            Iterable<String> paths, ReplicationService second, ReplicationService third)
+            throws Exception {
         awaitNoPartialFiles(third);
         for (ReplicationService member : List.of(second, third)) {
-            for (String path : abandoned.keySet()) {
+            for (String path : paths) {
                 assertThat(member.store().file(path))
                         .as("%s on %s", path, member.address())
                         .isEmpty();

@@ -1,0 +1,433 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rhino.flink.cluster.ProcessCluster;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.replication.store.StoreLock;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A campaign of {@code kill -9}s of TaskManager processes at random moments under a Rhino job that
+ * replicates every checkpoint to its peers: in steady state, in the middle of a handover (origin's
+ * or target's TaskManager), in the middle of a checkpoint's replication, and in the middle of the
+ * restore that follows another kill. Every killed TaskManager comes back on its address and replica
+ * disk. After each job of the campaign, its committed output must equal plain Flink's (exactly-once
+ * across every crash), and once its replicas' retention ended, no live TaskManager's store may hold
+ * a file of it or a partial file.
+ *
+ * <p>Every round of four kills takes each of the four moments once, in a random order. The default
+ * build runs a smoke of one round ({@value #SMOKE_KILLS} kills or more: a kill mid-restore kills
+ * two) with a fixed seed; {@code -Plifecycle} runs {@code -Drhino.kill-campaign.kills} (100 there)
+ * with a new seed, printed for {@code -Drhino.test.seed=S} to replay the sequence of moments and
+ * victims.
+ */
+class TaskManagerKillCampaignITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagerKillCampaignITCase.class);
+
+    private static final String NAME = "counts";
+    private static final int TASK_MANAGERS = 3;
+    private static final int PARALLELISM = 3;
+    private static final int VNODES = 12;
+    private static final int KEYS = 2_000;
+    private static final double EVENTS_PER_SECOND = 3_000;
+    private static final int SMOKE_KILLS = 5;
+    private static final long SMOKE_SEED = 20261201L;
+    private static final Duration RETENTION = Duration.ofSeconds(2);
+
+    /** When a kill lands. */
+    enum Moment {
+        STEADY,
+        MID_HANDOVER,
+        MID_REPLICATION,
+        MID_RESTORE
+    }
+
+    @TempDir Path directory;
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.HOURS)
+    void everyJobOfTheCampaignIsExactlyOnceAndLeavesNoReplicaBehind() throws Exception {
+        int kills = Integer.getInteger("rhino.kill-campaign.kills", SMOKE_KILLS);
+        int killsPerJob = Integer.getInteger("rhino.kill-campaign.kills-per-job", 5);
+        long seed = seed();
+        LOG.info(
+                "TaskManager kill campaign: {} kills, up to {} per job, seed {}"
+                        + " (-Drhino.test.seed={} replays it)",
+                kills,
+                killsPerJob,
+                seed,
+                seed);
+        Random random = new Random(seed);
+        Map<Moment, Integer> killsByMoment = new EnumMap<>(Moment.class);
+        List<String> history = new ArrayList<>();
+        Deque<Moment> upcoming = new ArrayDeque<>();
+        int done = 0;
+        int jobs = 0;
+        try (ProcessCluster cluster =
+                ProcessCluster.start(
+                        directory.resolve("cluster"),
+                        TASK_MANAGERS,
+                        FileCountsJob.oneSubtaskPerTaskManager(),
+                        (index, config) ->
+                                config.set(
+                                        RhinoOptions.REPLICATION_DIR,
+                                        replicaDisk(index).toString()))) {
+            while (done < kills) {
+                int planned = Math.min(killsPerJob, kills - done);
+                // long enough for the planned kills, each of which rewinds the job to a checkpoint
+                FileCountsJob job =
+                        new FileCountsJob(
+                                NAME,
+                                PARALLELISM,
+                                VNODES,
+                                (long) (EVENTS_PER_SECOND * (10 + 10L * planned)),
+                                KEYS,
+                                EVENTS_PER_SECOND);
+                int restPort = ProcessCluster.freePort();
+                Path output = directory.resolve("output-" + jobs);
+                JobClient client =
+                        job.submit(cluster, jobConfig(restPort, jobs), output, "kills-" + jobs);
+                String jobId = client.getJobID().toString();
+                RemoteOperator operator =
+                        new RemoteOperator(cluster, restPort, jobId, NAME, VNODES);
+                operator.awaitRunning(-1, Duration.ofSeconds(180));
+                if (jobs == 0) {
+                    awaitReplicasOf(jobId);
+                }
+                int killedInJob = 0;
+                while (killedInJob < planned && !cluster.jobStatus(jobId).equals("FINISHED")) {
+                    if (upcoming.isEmpty()) {
+                        // every moment once per round, in a random order
+                        List<Moment> round = new ArrayList<>(List.of(Moment.values()));
+                        Collections.shuffle(round, random);
+                        upcoming.addAll(round);
+                    }
+                    Moment moment = upcoming.poll();
+                    List<Integer> victims = killAt(moment, cluster, operator, jobId, random);
+                    for (int victim : victims) {
+                        if (!cluster.isAlive(victim)) {
+                            cluster.restart(victim);
+                        }
+                    }
+                    cluster.awaitTaskManagers(TASK_MANAGERS, Duration.ofSeconds(180));
+                    if (!cluster.jobStatus(jobId).equals("FINISHED")) {
+                        operator.awaitRunning(-1, Duration.ofSeconds(300));
+                    }
+                    killsByMoment.merge(moment, victims.size(), Integer::sum);
+                    history.add("job " + jobs + ": " + moment + " killed " + victims);
+                    killedInJob += victims.size();
+                }
+                client.getJobExecutionResult().get(20, TimeUnit.MINUTES);
+                assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
+                        .as(
+                                "job %d's committed output after kills %s vs plain Flink (seed %d)",
+                                jobs, history, seed)
+                        .isEqualTo(Multisets.counts(job.plainFlinkLines()));
+                assertNoReplicaLeftOf(jobId, seed);
+                LOG.info("Job {} of the campaign exactly-once after {} kills", jobs, killedInJob);
+                if (killedInJob == 0) {
+                    throw new AssertionError(
+                            "Job " + jobs + " finished before any kill: the campaign is stuck");
+                }
+                done += killedInJob;
+                jobs++;
+            }
+        }
+        LOG.info(
+                "TaskManager kill campaign passed: seed {}, {} kills in {} jobs, by moment {};"
+                        + " history {}",
+                seed,
+                done,
+                jobs,
+                killsByMoment,
+                history);
+    }
+
+    /**
+     * Kills one or two TaskManagers at {@code moment}.
+     *
+     * @return the indexes of the TaskManagers killed; those not restarted yet are restarted next
+     */
+    private List<Integer> killAt(
+            Moment moment,
+            ProcessCluster cluster,
+            RemoteOperator operator,
+            String jobId,
+            Random random)
+            throws Exception {
+        switch (moment) {
+            case STEADY -> {
+                Thread.sleep(random.nextInt(3_000));
+                return List.of(kill(cluster, random.nextInt(TASK_MANAGERS)));
+            }
+            case MID_HANDOVER -> {
+                int[] ends = startCrossTaskManagerMove(operator, random);
+                Thread.sleep(random.nextInt(150));
+                return List.of(kill(cluster, ends[random.nextInt(2)]));
+            }
+            case MID_REPLICATION -> {
+                triggerCheckpoint(cluster, jobId);
+                Thread.sleep(50 + random.nextInt(750));
+                return List.of(kill(cluster, random.nextInt(TASK_MANAGERS)));
+            }
+            case MID_RESTORE -> {
+                int first = kill(cluster, random.nextInt(TASK_MANAGERS));
+                cluster.restart(first);
+                awaitRestoring(cluster, jobId);
+                int second = (first + 1 + random.nextInt(TASK_MANAGERS - 1)) % TASK_MANAGERS;
+                return List.of(first, kill(cluster, second));
+            }
+            default -> throw new IllegalStateException(moment.toString());
+        }
+    }
+
+    private static int kill(ProcessCluster cluster, int index) throws InterruptedException {
+        cluster.kill(index);
+        return index;
+    }
+
+    /**
+     * Asks for a move of a random vnode to a subtask on another TaskManager, over REST.
+     *
+     * @return the TaskManager indexes of the origin and the target
+     */
+    private static int[] startCrossTaskManagerMove(RemoteOperator operator, Random random)
+            throws Exception {
+        JsonNode view = operator.view();
+        int vnode = random.nextInt(VNODES);
+        int origin = operator.taskManagerOf(view.at("/vnodes/" + vnode + "/taskmanager").asText());
+        List<int[]> targets = new ArrayList<>();
+        for (JsonNode owned : view.get("vnodes")) {
+            int taskManager = operator.taskManagerOf(owned.get("taskmanager").asText());
+            if (taskManager != origin) {
+                targets.add(new int[] {owned.get("owner").asInt(), taskManager});
+            }
+        }
+        if (targets.isEmpty()) {
+            return new int[] {origin, origin}; // every vnode on one TaskManager: kill it
+        }
+        int[] target = targets.get(random.nextInt(targets.size()));
+        RestCalls.Reply reply =
+                operator.rhino()
+                        .post(
+                                operator.path() + "/handovers",
+                                "{\"moves\": [{\"vnode\": "
+                                        + vnode
+                                        + ", \"to\": "
+                                        + target[0]
+                                        + "}]}");
+        assertThat(reply.status()).as(reply.text()).isEqualTo(202);
+        return new int[] {origin, target[1]};
+    }
+
+    /** Triggers a checkpoint over Flink's REST API without waiting for it. */
+    private void triggerCheckpoint(ProcessCluster cluster, String jobId) throws Exception {
+        HttpResponse<String> reply =
+                http.send(
+                        HttpRequest.newBuilder(
+                                        URI.create(
+                                                cluster.restAddress()
+                                                        + "/jobs/"
+                                                        + jobId
+                                                        + "/checkpoints"))
+                                .header("Content-Type", "application/json")
+                                .timeout(Duration.ofSeconds(10))
+                                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(reply.statusCode()).as(reply.body()).isEqualTo(202);
+    }
+
+    /**
+     * Waits until some task of the job is deploying or initializing (restoring its state) after a
+     * kill, or the job runs again (the restore was too quick to catch).
+     */
+    private static void awaitRestoring(ProcessCluster cluster, String jobId) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        boolean restarted = false;
+        while (System.nanoTime() < deadline) {
+            JsonNode job = cluster.get("/jobs/" + jobId);
+            String state = job.path("state").asText();
+            restarted |= !state.equals("RUNNING");
+            int restoring = 0;
+            int running = 0;
+            for (JsonNode vertex : job.path("vertices")) {
+                restoring += vertex.at("/tasks/DEPLOYING").asInt();
+                restoring += vertex.at("/tasks/INITIALIZING").asInt();
+                running += vertex.at("/tasks/RUNNING").asInt();
+            }
+            if (state.equals("RUNNING") && restoring > 0) {
+                return;
+            }
+            if (restarted && state.equals("RUNNING") && restoring == 0 && running > 0) {
+                return;
+            }
+            if (state.equals("FINISHED")) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("Job " + jobId + " did not restart after a TaskManager kill");
+    }
+
+    /**
+     * After the job's replica retention ended, no store of a live TaskManager holds a file of it,
+     * and no store holds a partial file. Stores of killed TaskManagers are removed by the next
+     * replication service started beside them, so they are not checked here.
+     */
+    private void assertNoReplicaLeftOf(String jobId, long seed) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<Path> left;
+        do {
+            Thread.sleep(RETENTION.toMillis());
+            left = liveReplicaFilesOf(jobId);
+            for (int index = 0; index < TASK_MANAGERS; index++) {
+                for (Path store : stores(replicaDisk(index))) {
+                    try (Stream<Path> files = Files.walk(store)) {
+                        files.filter(Files::isRegularFile)
+                                .filter(f -> f.getFileName().toString().contains(".part-"))
+                                .forEach(left::add);
+                    }
+                }
+            }
+        } while (!left.isEmpty() && System.nanoTime() < deadline);
+        assertThat(left)
+                .as(
+                        "replica files of finished job %s, or partial files, left in live stores"
+                                + " (seed %d)",
+                        jobId, seed)
+                .isEmpty();
+    }
+
+    /**
+     * Waits until a live store holds replica files of the job: the leftover check looks where
+     * replicas really are.
+     */
+    private void awaitReplicasOf(String jobId) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!liveReplicaFilesOf(jobId).isEmpty()) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("No live replica store holds files of job " + jobId);
+    }
+
+    /** The files of the job in the stores of live TaskManagers. */
+    private List<Path> liveReplicaFilesOf(String jobId) throws IOException {
+        String jobSegment = PeerVnodeReplication.segment(jobId);
+        List<Path> found = new ArrayList<>();
+        for (int index = 0; index < TASK_MANAGERS; index++) {
+            for (Path store : stores(replicaDisk(index))) {
+                if (isLive(store) && Files.exists(store.resolve(jobSegment))) {
+                    try (Stream<Path> files = Files.walk(store.resolve(jobSegment))) {
+                        files.filter(Files::isRegularFile).forEach(found::add);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Whether a live process holds the store's lock. */
+    private static boolean isLive(Path store) throws IOException {
+        Path lock = store.resolve(StoreLock.NAME);
+        if (!Files.isRegularFile(lock)) {
+            return false;
+        }
+        try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.WRITE)) {
+            FileLock held = channel.tryLock();
+            if (held == null) {
+                return true;
+            }
+            held.release();
+            return false;
+        }
+    }
+
+    private static List<Path> stores(Path replicaDisk) throws IOException {
+        if (!Files.isDirectory(replicaDisk)) {
+            return List.of();
+        }
+        try (Stream<Path> stores = Files.list(replicaDisk)) {
+            return stores.filter(Files::isDirectory).sorted().toList();
+        }
+    }
+
+    private Configuration jobConfig(int restPort, int job) {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, directory.resolve("checkpoints-" + job), Duration.ofSeconds(2));
+        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "kill-campaign");
+        config.set(RhinoOptions.REPLICATION_FACTOR, 2);
+        config.set(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, RETENTION);
+        // a lost TaskManager's slots look free until its heartbeat times out: restarts may fail
+        // many times before the restarted TaskManager registers
+        RhinoClusters.withRestarts(config, 1_000, Duration.ofSeconds(1));
+        config.set(RhinoOptions.REST_PORT, restPort);
+        return config;
+    }
+
+    private static long seed() {
+        String given = System.getProperty("rhino.test.seed", "");
+        if (given.isEmpty()) {
+            return SMOKE_SEED;
+        }
+        return given.equals("random") ? System.nanoTime() : Long.parseLong(given);
+    }
+
+    private Path replicaDisk(int taskManager) {
+        return directory.resolve("replicas-" + taskManager);
+    }
+}

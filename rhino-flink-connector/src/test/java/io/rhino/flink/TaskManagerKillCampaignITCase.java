@@ -42,6 +42,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
@@ -111,6 +113,7 @@ class TaskManagerKillCampaignITCase {
         Map<Moment, Integer> killsByMoment = new EnumMap<>(Moment.class);
         List<String> history = new ArrayList<>();
         Deque<Moment> upcoming = new ArrayDeque<>();
+        Map<String, Integer> moveOutcomes = new TreeMap<>();
         int done = 0;
         int jobs = 0;
         try (ProcessCluster cluster =
@@ -153,7 +156,8 @@ class TaskManagerKillCampaignITCase {
                         upcoming.addAll(round);
                     }
                     Moment moment = upcoming.poll();
-                    List<Integer> victims = killAt(moment, cluster, operator, jobId, random);
+                    List<String> moves = new ArrayList<>();
+                    List<Integer> victims = killAt(moment, cluster, operator, jobId, random, moves);
                     for (int victim : victims) {
                         if (!cluster.isAlive(victim)) {
                             cluster.restart(victim);
@@ -162,6 +166,17 @@ class TaskManagerKillCampaignITCase {
                     cluster.awaitTaskManagers(TASK_MANAGERS, Duration.ofSeconds(180));
                     if (!cluster.jobStatus(jobId).equals("FINISHED")) {
                         operator.awaitRunning(-1, Duration.ofSeconds(300));
+                    }
+                    for (String move : moves) {
+                        // a move cut by a crash ends (failed, or run after the restore)
+                        String outcome =
+                                operator.rhino()
+                                        .awaitEnd(
+                                                operator.path() + "/handovers/" + move,
+                                                Duration.ofSeconds(120))
+                                        .at("/status/id")
+                                        .asText();
+                        moveOutcomes.merge(outcome, 1, Integer::sum);
                     }
                     killsByMoment.merge(moment, victims.size(), Integer::sum);
                     history.add("job " + jobs + ": " + moment + " killed " + victims);
@@ -185,11 +200,12 @@ class TaskManagerKillCampaignITCase {
         }
         LOG.info(
                 "TaskManager kill campaign passed: seed {}, {} kills in {} jobs, by moment {};"
-                        + " history {}",
+                        + " moves cut by a kill ended {}; history {}",
                 seed,
                 done,
                 jobs,
                 killsByMoment,
+                moveOutcomes,
                 history);
     }
 
@@ -203,7 +219,8 @@ class TaskManagerKillCampaignITCase {
             ProcessCluster cluster,
             RemoteOperator operator,
             String jobId,
-            Random random)
+            Random random,
+            List<String> moves)
             throws Exception {
         switch (moment) {
             case STEADY -> {
@@ -211,7 +228,9 @@ class TaskManagerKillCampaignITCase {
                 return List.of(kill(cluster, random.nextInt(TASK_MANAGERS)));
             }
             case MID_HANDOVER -> {
-                int[] ends = startCrossTaskManagerMove(operator, random);
+                String move = "kill-campaign-" + UUID.randomUUID();
+                int[] ends = startCrossTaskManagerMove(operator, random, move);
+                moves.add(move);
                 Thread.sleep(random.nextInt(150));
                 return List.of(kill(cluster, ends[random.nextInt(2)]));
             }
@@ -241,8 +260,8 @@ class TaskManagerKillCampaignITCase {
      *
      * @return the TaskManager indexes of the origin and the target
      */
-    private static int[] startCrossTaskManagerMove(RemoteOperator operator, Random random)
-            throws Exception {
+    private static int[] startCrossTaskManagerMove(
+            RemoteOperator operator, Random random, String requestId) throws Exception {
         JsonNode view = operator.view();
         int vnode = random.nextInt(VNODES);
         int origin = operator.taskManagerOf(view.at("/vnodes/" + vnode + "/taskmanager").asText());
@@ -253,15 +272,17 @@ class TaskManagerKillCampaignITCase {
                 targets.add(new int[] {owned.get("owner").asInt(), taskManager});
             }
         }
-        if (targets.isEmpty()) {
-            return new int[] {origin, origin}; // every vnode on one TaskManager: kill it
-        }
+        assertThat(targets)
+                .as("subtasks on other TaskManagers than vnode %d's", vnode)
+                .isNotEmpty();
         int[] target = targets.get(random.nextInt(targets.size()));
         RestCalls.Reply reply =
                 operator.rhino()
                         .post(
                                 operator.path() + "/handovers",
-                                "{\"moves\": [{\"vnode\": "
+                                "{\"request-id\": \""
+                                        + requestId
+                                        + "\", \"moves\": [{\"vnode\": "
                                         + vnode
                                         + ", \"to\": "
                                         + target[0]

@@ -82,7 +82,10 @@ final class RemoteOperator {
                         && reply.json().path("state").asText().equals("RUNNING")) {
                     boolean survivorsOnly = true;
                     for (JsonNode vnode : reply.json().get("vnodes")) {
-                        survivorsOnly &= taskManagerOf(vnode.get("taskmanager").asText()) != lost;
+                        // a subtask restarting has not told its TaskManager yet
+                        String taskManager = vnode.path("taskmanager").asText();
+                        survivorsOnly &=
+                                taskManager.contains(":") && taskManagerOf(taskManager) != lost;
                     }
                     if (survivorsOnly) {
                         return reply.json();

@@ -156,8 +156,11 @@ class TaskManagerKillCampaignITCase {
                         upcoming.addAll(round);
                     }
                     Moment moment = upcoming.poll();
+                    long restartsBefore = restarts(cluster, jobId);
                     List<String> moves = new ArrayList<>();
                     List<Integer> victims = killAt(moment, cluster, operator, jobId, random, moves);
+                    // the JobManager may not have noticed the loss yet: the job still runs
+                    awaitRestartAfter(cluster, jobId, restartsBefore);
                     for (int victim : victims) {
                         if (!cluster.isAlive(victim)) {
                             cluster.restart(victim);
@@ -240,9 +243,10 @@ class TaskManagerKillCampaignITCase {
                 return List.of(kill(cluster, random.nextInt(TASK_MANAGERS)));
             }
             case MID_RESTORE -> {
-                int first = kill(cluster, random.nextInt(TASK_MANAGERS));
+                long restartsBefore = restarts(cluster, jobId);
+                int first = kill(cluster, ownerOfSomeVnode(operator, random));
                 cluster.restart(first);
-                awaitRestoring(cluster, jobId);
+                awaitRestoring(cluster, jobId, restartsBefore);
                 int second = (first + 1 + random.nextInt(TASK_MANAGERS - 1)) % TASK_MANAGERS;
                 return List.of(first, kill(cluster, second));
             }
@@ -309,17 +313,40 @@ class TaskManagerKillCampaignITCase {
         assertThat(reply.statusCode()).as(reply.body()).isEqualTo(202);
     }
 
+    /** How often the job restarted so far. */
+    private static long restarts(ProcessCluster cluster, String jobId) throws Exception {
+        JsonNode metrics = cluster.get("/jobs/" + jobId + "/metrics?get=numRestarts");
+        return metrics.size() == 0 ? 0 : metrics.get(0).path("value").asLong();
+    }
+
     /**
-     * Waits until some task of the job is deploying or initializing (restoring its state) after a
-     * kill, or the job runs again (the restore was too quick to catch).
+     * Waits until the job restarted more often than {@code before}, or finished. A victim that ran
+     * none of the job's tasks causes no restart: after twice the heartbeat timeout the job is taken
+     * to have kept running.
      */
-    private static void awaitRestoring(ProcessCluster cluster, String jobId) throws Exception {
+    private static void awaitRestartAfter(ProcessCluster cluster, String jobId, long before)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(12).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (restarts(cluster, jobId) > before || cluster.jobStatus(jobId).equals("FINISHED")) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        LOG.info("Job {} did not restart after the kill: no task of it ran there", jobId);
+    }
+
+    /**
+     * Waits until the job restarted after a kill and some task of it is deploying or initializing
+     * (restoring its state), or runs again (the restore was too quick to catch).
+     */
+    private static void awaitRestoring(ProcessCluster cluster, String jobId, long restartsBefore)
+            throws Exception {
+        awaitRestartAfter(cluster, jobId, restartsBefore);
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        boolean restarted = false;
         while (System.nanoTime() < deadline) {
             JsonNode job = cluster.get("/jobs/" + jobId);
             String state = job.path("state").asText();
-            restarted |= !state.equals("RUNNING");
             int restoring = 0;
             int running = 0;
             for (JsonNode vertex : job.path("vertices")) {
@@ -327,18 +354,19 @@ class TaskManagerKillCampaignITCase {
                 restoring += vertex.at("/tasks/INITIALIZING").asInt();
                 running += vertex.at("/tasks/RUNNING").asInt();
             }
-            if (state.equals("RUNNING") && restoring > 0) {
-                return;
-            }
-            if (restarted && state.equals("RUNNING") && restoring == 0 && running > 0) {
-                return;
-            }
-            if (state.equals("FINISHED")) {
+            if (state.equals("FINISHED") || (state.equals("RUNNING") && restoring + running > 0)) {
                 return;
             }
             Thread.sleep(20);
         }
         throw new AssertionError("Job " + jobId + " did not restart after a TaskManager kill");
+    }
+
+    /** The TaskManager of a random vnode's owner. */
+    private static int ownerOfSomeVnode(RemoteOperator operator, Random random) throws Exception {
+        JsonNode view = operator.view();
+        return operator.taskManagerOf(
+                view.at("/vnodes/" + random.nextInt(VNODES) + "/taskmanager").asText());
     }
 
     /**

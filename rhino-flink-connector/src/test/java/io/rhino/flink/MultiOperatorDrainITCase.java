@@ -1,0 +1,272 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.api.rest.RhinoRestServer;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ReleasableRate;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.SkewedEvents;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.ClusterOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A drain over REST of a TaskManager that runs subtasks of three Rhino operators, whose vnodes have
+ * the same numbers (each operator has vnodes 0..15, laid out alike): the drain's three handovers
+ * run at once under one request id and export the same vnode numbers on the same TaskManager. The
+ * drain completes, no vnode of any operator stays on the TaskManager, the job never restarts, its
+ * output equals plain Flink's, and no export is left on any TaskManager once the job ended.
+ */
+@Timeout(300)
+class MultiOperatorDrainITCase {
+
+    private static final String TOKEN = "drain-test-token";
+    private static final List<String> OPERATORS = List.of("counts-a", "counts-b", "counts-c");
+    private static final int PARALLELISM = 4;
+    private static final int VNODES = 16;
+    private static final int KEYS = 2_000;
+    private static final long EVENTS = 60_000;
+
+    private static final Path WORKING_DIRECTORIES = temporaryDirectory();
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER =
+            RhinoClusters.threeTaskManagers(
+                    new Configuration()
+                            .set(
+                                    ClusterOptions.PROCESS_WORKING_DIR_BASE,
+                                    WORKING_DIRECTORIES.toString()));
+
+    @TempDir Path checkpoints;
+
+    @Test
+    void drainingATaskManagerOfThreeOperatorsCompletesWithoutARestart(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        String runId = "drain-" + UUID.randomUUID();
+        JobClient job = submit(runId);
+        JobID jobId = job.getJobID();
+        for (String operator : OPERATORS) {
+            RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
+        }
+        RestCalls http =
+                new RestCalls(
+                        "http://127.0.0.1:"
+                                + RhinoRestServer.address().orElseThrow().getPort()
+                                + "/rhino/v1",
+                        TOKEN);
+        // checkpointed state, so that exports link files of a completed checkpoint too
+        RhinoClusters.checkpoint(miniCluster, jobId);
+
+        JsonNode drained = taskManagerWithEveryOperator(http, jobId);
+        String taskManager = drained.get("id").asText();
+        RestCalls.Reply accepted =
+                http.post(
+                        "/jobs/"
+                                + jobId
+                                + "/taskmanagers/"
+                                + URLEncoder.encode(taskManager, StandardCharsets.UTF_8)
+                                + "/drain",
+                        "{\"request-id\": \"drain-all\"}");
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        JsonNode status =
+                http.awaitEnd(
+                        "/jobs/" + jobId + "/reconfigurations/drain-all", Duration.ofSeconds(120));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+
+        for (String operator : OPERATORS) {
+            RestCalls.Reply view = http.get("/jobs/" + jobId + "/operators/" + operator);
+            assertThat(view.status()).as(view.text()).isEqualTo(200);
+            List<Integer> left = new ArrayList<>();
+            for (JsonNode vnode : view.json().get("vnodes")) {
+                if (vnode.get("taskmanager").asText().equals(taskManager)) {
+                    left.add(vnode.get("id").asInt());
+                }
+            }
+            assertThat(left).as("vnodes of '%s' left on %s", operator, taskManager).isEmpty();
+        }
+        assertNeverRestarted(miniCluster, jobId);
+
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get();
+        assertNeverRestarted(miniCluster, jobId);
+        Multisets.assertSameMultiset(
+                "output of three operators with a drain vs plain Flink",
+                plainFlink(runId),
+                ResultSink.take(runId));
+        assertThat(transferDirectoryEntries())
+                .as("vnode exports and transfer scratch left after the job")
+                .isEmpty();
+    }
+
+    private JobClient submit(String runId) throws Exception {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
+        // a failover would show as a restart (and as duplicated output), not fail the test early
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(200));
+        config.set(RhinoOptions.REST_AUTH_TOKEN, TOKEN);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(PARALLELISM);
+        DataStream<Tuple3<Long, Long, Long>> events =
+                SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 1_000));
+        DataStream<String> output = null;
+        for (String operator : OPERATORS) {
+            DataStream<String> counts =
+                    RhinoStreams.keyBy(
+                                    events,
+                                    new ShapeFunctions.ByKey(),
+                                    RhinoKeyedStreamOptions.builder(operator)
+                                            .vnodes(VNODES)
+                                            .build())
+                            .process(new ShapeFunctions.CountPerKey())
+                            .map(new Prefixed(operator));
+            output = output == null ? counts : output.union(counts);
+        }
+        output.sinkTo(new ResultSink(runId));
+        return env.executeAsync("multi-operator-drain");
+    }
+
+    /** The same three counts on plain Flink, at full speed. */
+    private static List<String> plainFlink(String runId) throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(PARALLELISM);
+        String reference = runId + "-plain";
+        DataStream<Tuple3<Long, Long, Long>> events =
+                SkewedEvents.stream(env, EVENTS, KEYS, RateLimiterStrategy.noOp());
+        DataStream<String> output = null;
+        for (String operator : OPERATORS) {
+            DataStream<String> counts =
+                    events.keyBy(new ShapeFunctions.ByKey())
+                            .process(new ShapeFunctions.CountPerKey())
+                            .map(new Prefixed(operator));
+            output = output == null ? counts : output.union(counts);
+        }
+        output.sinkTo(new ResultSink(reference));
+        env.execute("multi-operator-reference");
+        return ResultSink.take(reference);
+    }
+
+    /** A TaskManager running subtasks of all three operators, as the REST API lists it. */
+    private static JsonNode taskManagerWithEveryOperator(RestCalls http, JobID jobId)
+            throws Exception {
+        RestCalls.Reply taskManagers = http.get("/jobs/" + jobId + "/taskmanagers");
+        assertThat(taskManagers.status()).as(taskManagers.text()).isEqualTo(200);
+        for (JsonNode taskManager : taskManagers.json().get("taskmanagers")) {
+            Set<String> operators = new HashSet<>();
+            for (String operator : OPERATORS) {
+                if (taskManager.at("/subtasks/" + operator).size() > 0) {
+                    operators.add(operator);
+                }
+            }
+            if (operators.size() == OPERATORS.size()) {
+                return taskManager;
+            }
+        }
+        throw new AssertionError(
+                "no TaskManager runs subtasks of all of " + OPERATORS + ": " + taskManagers.text());
+    }
+
+    /** No task of the job failed or ran a second attempt. */
+    private static void assertNeverRestarted(MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        AccessExecutionGraph graph = miniCluster.getExecutionGraph(jobId).get();
+        assertThat(graph.getFailureInfo()).as("the job's last failure (it failed over)").isNull();
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber())
+                    .as("attempt of %s", vertex.getTaskNameWithSubtaskIndex())
+                    .isZero();
+        }
+    }
+
+    /** Everything under the TaskManagers' {@code rhino-transfer} directories. */
+    private static List<Path> transferDirectoryEntries() throws IOException {
+        try (Stream<Path> paths = Files.walk(WORKING_DIRECTORIES)) {
+            List<Path> roots =
+                    paths.filter(path -> path.getFileName().toString().equals("rhino-transfer"))
+                            .toList();
+            List<Path> entries = new ArrayList<>();
+            for (Path root : roots) {
+                try (Stream<Path> under = Files.walk(root)) {
+                    under.filter(path -> !path.equals(root)).forEach(entries::add);
+                }
+            }
+            return entries;
+        }
+    }
+
+    private static Path temporaryDirectory() {
+        try {
+            Path directory = Files.createTempDirectory("rhino-drain-it");
+            directory.toFile().deleteOnExit();
+            return directory;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Tags each line with the operator that wrote it. */
+    private static final class Prefixed implements MapFunction<String, String> {
+        private static final long serialVersionUID = 1L;
+        private final String operator;
+
+        Prefixed(String operator) {
+            this.operator = operator;
+        }
+
+        @Override
+        public String map(String line) {
+            return operator + ":" + line;
+        }
+    }
+}

@@ -17,6 +17,10 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.rhino.core.handover.HandoverId;
+import io.rhino.core.handover.HandoverPlan;
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.api.rest.RhinoRestServer;
@@ -28,6 +32,8 @@ import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -36,9 +42,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -64,7 +74,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the same numbers (each operator has vnodes 0..15, laid out alike): the drain's three handovers
  * run at once under one request id and export the same vnode numbers on the same TaskManager. The
  * drain completes, no vnode of any operator stays on the TaskManager, the job never restarts, its
- * output equals plain Flink's, and no export is left on any TaskManager once the job ended.
+ * output equals plain Flink's, and no export is left on any TaskManager once the job ended. The
+ * same with one handover id given to a handover of each operator through the Java API.
  */
 @Timeout(300)
 class MultiOperatorDrainITCase {
@@ -134,12 +145,63 @@ class MultiOperatorDrainITCase {
             assertThat(left).as("vnodes of '%s' left on %s", operator, taskManager).isEmpty();
         }
         assertNeverRestarted(miniCluster, jobId);
+        finishAndCompare(miniCluster, job, runId);
+    }
 
+    /**
+     * One handover id given through the Java API to a handover on each of the three operators at
+     * once, each moving the same vnodes (subtask 0's, all on one TaskManager): all complete, as
+     * above.
+     */
+    @Test
+    void oneHandoverIdReusedOnThreeOperatorsAtOnceCompletesWithoutARestart(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        String runId = "shared-id-" + UUID.randomUUID();
+        JobClient job = submit(runId);
+        JobID jobId = job.getJobID();
+        for (String operator : OPERATORS) {
+            RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
+        }
+        RhinoClusters.checkpoint(miniCluster, jobId);
+
+        HandoverId shared = new HandoverId("shared-1");
+        Map<String, CompletableFuture<HandoverResult>> results = new LinkedHashMap<>();
+        Map<String, List<VnodeMove>> planned = new LinkedHashMap<>();
+        for (String operator : OPERATORS) {
+            HandoverManager manager = RhinoHandovers.manager(jobId, operator);
+            RoutingTable table = manager.routingTable();
+            List<VnodeMove> moves = new ArrayList<>();
+            for (int vnode : table.vnodesOwnedBy(0)) {
+                moves.add(new VnodeMove(vnode, 0, 1 + vnode % (PARALLELISM - 1)));
+            }
+            planned.put(operator, moves);
+            results.put(operator, manager.handover(shared, HandoverPlan.of(table.epoch(), moves)));
+        }
+        assertThat(planned.values().stream().distinct())
+                .as("the same vnodes moved on every operator")
+                .hasSize(1);
+        for (Map.Entry<String, CompletableFuture<HandoverResult>> result : results.entrySet()) {
+            HandoverResult ended = result.getValue().get(60, TimeUnit.SECONDS);
+            assertThat(ended.isCompleted()).as("%s: %s", result.getKey(), ended).isTrue();
+            assertThat(
+                            RhinoHandovers.manager(jobId, result.getKey())
+                                    .routingTable()
+                                    .vnodesOwnedBy(0))
+                    .as("vnodes of '%s' left on subtask 0", result.getKey())
+                    .isEmpty();
+        }
+        assertNeverRestarted(miniCluster, jobId);
+        finishAndCompare(miniCluster, job, runId);
+    }
+
+    /** Lets the job run to its end; its output must be plain Flink's, nothing left behind. */
+    private void finishAndCompare(MiniCluster miniCluster, JobClient job, String runId)
+            throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
-        assertNeverRestarted(miniCluster, jobId);
+        assertNeverRestarted(miniCluster, job.getJobID());
         Multisets.assertSameMultiset(
-                "output of three operators with a drain vs plain Flink",
+                "output of three operators vs plain Flink",
                 plainFlink(runId),
                 ResultSink.take(runId));
         assertThat(transferDirectoryEntries())

@@ -68,6 +68,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A drain over REST of a TaskManager that runs subtasks of three Rhino operators, whose vnodes have
@@ -98,12 +100,18 @@ class MultiOperatorDrainITCase {
                                     WORKING_DIRECTORIES.toString()));
 
     @TempDir Path checkpoints;
+    @TempDir Path replicas;
 
-    @Test
+    /**
+     * @param replication {@code none}: exports through a local directory; {@code peers}: over the
+     *     replication protocol to the target's TaskManager, which holds the replicated checkpoint
+     */
+    @ParameterizedTest(name = "replication {0}")
+    @ValueSource(strings = {"none", "peers"})
     void drainingATaskManagerOfThreeOperatorsCompletesWithoutARestart(
-            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+            String replication, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "drain-" + UUID.randomUUID();
-        JobClient job = submit(runId);
+        JobClient job = submit(runId, replication);
         JobID jobId = job.getJobID();
         for (String operator : OPERATORS) {
             RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
@@ -157,7 +165,7 @@ class MultiOperatorDrainITCase {
     void oneHandoverIdReusedOnThreeOperatorsAtOnceCompletesWithoutARestart(
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "shared-id-" + UUID.randomUUID();
-        JobClient job = submit(runId);
+        JobClient job = submit(runId, "none");
         JobID jobId = job.getJobID();
         for (String operator : OPERATORS) {
             RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
@@ -209,8 +217,11 @@ class MultiOperatorDrainITCase {
                 .isEmpty();
     }
 
-    private JobClient submit(String runId) throws Exception {
+    private JobClient submit(String runId, String replication) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        if (replication.equals("peers")) {
+            RhinoClusters.withPeerReplication(config, replicas, "drain-it");
+        }
         RhinoClusters.withCheckpoints(
                 config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         // a failover would show as a restart (and as duplicated output), not fail the test early

@@ -116,12 +116,7 @@ class MultiOperatorDrainITCase {
         for (String operator : OPERATORS) {
             RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
         }
-        RestCalls http =
-                new RestCalls(
-                        "http://127.0.0.1:"
-                                + RhinoRestServer.address().orElseThrow().getPort()
-                                + "/rhino/v1",
-                        TOKEN);
+        RestCalls http = rest();
         // checkpointed state, so that exports link files of a completed checkpoint too
         RhinoClusters.checkpoint(miniCluster, jobId);
 
@@ -159,7 +154,7 @@ class MultiOperatorDrainITCase {
     /**
      * One handover id given through the Java API to a handover on each of the three operators at
      * once, each moving the same vnodes (subtask 0's, all on one TaskManager): all complete, as
-     * above.
+     * above. Over REST, a request id reused on another operator is refused.
      */
     @Test
     void oneHandoverIdReusedOnThreeOperatorsAtOnceCompletesWithoutARestart(
@@ -198,8 +193,35 @@ class MultiOperatorDrainITCase {
                     .as("vnodes of '%s' left on subtask 0", result.getKey())
                     .isEmpty();
         }
+
+        // over REST a request id names one reconfiguration: reused on another operator, the
+        // request is refused, and nothing runs there
+        RestCalls http = rest();
+        String back = "{\"request-id\": \"rest-shared\", \"moves\": [{\"vnode\": 0, \"to\": 0}]}";
+        String first = "/jobs/" + jobId + "/operators/" + OPERATORS.get(0) + "/handovers";
+        RestCalls.Reply accepted = http.post(first, back);
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        JsonNode status = http.awaitEnd(first + "/rest-shared", Duration.ofSeconds(60));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+        String second = "/jobs/" + jobId + "/operators/" + OPERATORS.get(1);
+        long epoch = http.get(second).json().get("epoch").asLong();
+        RestCalls.Reply reused = http.post(second + "/handovers", back);
+        assertThat(reused.status()).as(reused.text()).isBetween(409, 410);
+        assertThat(reused.json().get("errors").get(0).asText()).contains("rest-shared");
+        assertThat(http.get(second).json().get("epoch").asLong())
+                .as("epoch of '%s'", OPERATORS.get(1))
+                .isEqualTo(epoch);
+
         assertNeverRestarted(miniCluster, jobId);
         finishAndCompare(miniCluster, job, runId);
+    }
+
+    private static RestCalls rest() {
+        return new RestCalls(
+                "http://127.0.0.1:"
+                        + RhinoRestServer.address().orElseThrow().getPort()
+                        + "/rhino/v1",
+                TOKEN);
     }
 
     /** Lets the job run to its end; its output must be plain Flink's, nothing left behind. */

@@ -104,10 +104,11 @@ class MultiOperatorDrainITCase {
 
     /**
      * @param replication {@code none}: exports through a local directory; {@code peers}: over the
-     *     replication protocol to the target's TaskManager, which holds the replicated checkpoint
+     *     replication protocol to the target's TaskManager, which holds the replicated checkpoint;
+     *     {@code dfs}: uploaded to a shared filesystem and downloaded by the target
      */
     @ParameterizedTest(name = "replication {0}")
-    @ValueSource(strings = {"none", "peers"})
+    @ValueSource(strings = {"none", "peers", "dfs"})
     void drainingATaskManagerOfThreeOperatorsCompletesWithoutARestart(
             String replication, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "drain-" + UUID.randomUUID();
@@ -148,7 +149,7 @@ class MultiOperatorDrainITCase {
             assertThat(left).as("vnodes of '%s' left on %s", operator, taskManager).isEmpty();
         }
         assertNeverRestarted(miniCluster, jobId);
-        finishAndCompare(miniCluster, job, runId);
+        finishAndCompare(miniCluster, job, runId, replication);
     }
 
     /**
@@ -213,7 +214,7 @@ class MultiOperatorDrainITCase {
                 .isEqualTo(epoch);
 
         assertNeverRestarted(miniCluster, jobId);
-        finishAndCompare(miniCluster, job, runId);
+        finishAndCompare(miniCluster, job, runId, "none");
     }
 
     private static RestCalls rest() {
@@ -225,7 +226,8 @@ class MultiOperatorDrainITCase {
     }
 
     /** Lets the job run to its end; its output must be plain Flink's, nothing left behind. */
-    private void finishAndCompare(MiniCluster miniCluster, JobClient job, String runId)
+    private void finishAndCompare(
+            MiniCluster miniCluster, JobClient job, String runId, String replication)
             throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
@@ -237,12 +239,22 @@ class MultiOperatorDrainITCase {
         assertThat(transferDirectoryEntries())
                 .as("vnode exports and transfer scratch left after the job")
                 .isEmpty();
+        if (replication.equals("dfs")) {
+            try (Stream<Path> uploads = Files.walk(replicas)) {
+                assertThat(uploads.filter(Files::isRegularFile).toList())
+                        .as("uploads left on the shared filesystem")
+                        .isEmpty();
+            }
+        }
     }
 
     private JobClient submit(String runId, String replication) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         if (replication.equals("peers")) {
             RhinoClusters.withPeerReplication(config, replicas, "drain-it");
+        } else if (replication.equals("dfs")) {
+            config.set(RhinoOptions.REPLICATION_MODE, "dfs");
+            config.set(RhinoOptions.REPLICATION_DFS_PATH, replicas.toUri().toString());
         }
         RhinoClusters.withCheckpoints(
                 config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);

@@ -26,6 +26,7 @@ import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
@@ -35,9 +36,11 @@ import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -217,6 +220,112 @@ class MultiOperatorDrainITCase {
         finishAndCompare(miniCluster, job, runId, "none");
     }
 
+    /**
+     * A drain whose first operator's handover fails after another vnode was installed (the job
+     * fails over): the attempts that failed leave no export and no transfer directory behind, the
+     * restarted ones start with empty ones, and the output holds the same results as plain Flink's
+     * (some twice, replayed after the restart).
+     */
+    @Test
+    void aDrainThatFailsOverLeavesNoExportBehind(@InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
+        String runId = "drain-failover-" + UUID.randomUUID();
+        JobClient job = submit(runId, "none", true);
+        JobID jobId = job.getJobID();
+        for (String operator : OPERATORS) {
+            RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
+        }
+        RhinoClusters.checkpoint(miniCluster, jobId);
+        RestCalls http = rest();
+        String taskManager = taskManagerWithEveryOperator(http, jobId).get("id").asText();
+
+        FailingOnceStateTransfer.arm(runId, FailingOnceStateTransfer.Fault.THROW_AFTER_AN_INSTALL);
+        RestCalls.Reply accepted =
+                http.post(
+                        "/jobs/"
+                                + jobId
+                                + "/taskmanagers/"
+                                + URLEncoder.encode(taskManager, StandardCharsets.UTF_8)
+                                + "/drain",
+                        "{\"request-id\": \"drain-fails\"}");
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        JsonNode status =
+                http.awaitEnd(
+                        "/jobs/" + jobId + "/reconfigurations/drain-fails",
+                        Duration.ofSeconds(120));
+        assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("FAILED");
+
+        // restarted: every Rhino subtask's backend has its empty directory, nothing else is there
+        int backends = OPERATORS.size() * PARALLELISM;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<Path> left = transferDirectoryEntries();
+        while (!(restarted(miniCluster, jobId) && onlyEmptyBackendDirectories(left, backends))) {
+            assertThat(System.nanoTime())
+                    .as("restarted with %s empty transfer directories; there: %s", backends, left)
+                    .isLessThan(deadline);
+            Thread.sleep(100);
+            left = transferDirectoryEntries();
+        }
+        for (String operator : OPERATORS) {
+            RhinoHandovers.awaitReady(jobId, operator, Duration.ofSeconds(60));
+        }
+
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get();
+        assertThat(new HashSet<>(ResultSink.take(runId)))
+                .as("distinct output lines vs plain Flink's")
+                .isEqualTo(new HashSet<>(plainFlink(runId)));
+        assertThat(transferDirectoryEntries())
+                .as("vnode exports and transfer scratch left after the job")
+                .isEmpty();
+    }
+
+    private static boolean restarted(MiniCluster miniCluster, JobID jobId) throws Exception {
+        AccessExecutionGraph graph = miniCluster.getExecutionGraph(jobId).get();
+        if (graph.getState() != org.apache.flink.api.common.JobStatus.RUNNING) {
+            return false;
+        }
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getCurrentExecutionAttempt().getAttemptNumber() == 0
+                    || vertex.getExecutionState()
+                            != org.apache.flink.runtime.execution.ExecutionState.RUNNING) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code entries} (under rhino-transfer) are exactly {@code backends} empty directories
+     * {@code <job>/<operator>/<execution>} with their parents.
+     */
+    private static boolean onlyEmptyBackendDirectories(List<Path> entries, int backends)
+            throws IOException {
+        int executions = 0;
+        for (Path entry : entries) {
+            if (!Files.isDirectory(entry)) {
+                return false;
+            }
+            int depth = depthUnderTransferRoot(entry);
+            if (depth > 3) {
+                return false;
+            }
+            if (depth == 3) {
+                executions++;
+            }
+        }
+        return executions == backends;
+    }
+
+    private static int depthUnderTransferRoot(Path entry) {
+        int depth = 0;
+        for (Path path = entry; !path.getFileName().toString().equals("rhino-transfer"); ) {
+            depth++;
+            path = path.getParent();
+        }
+        return depth;
+    }
+
     private static RestCalls rest() {
         return new RestCalls(
                 "http://127.0.0.1:"
@@ -249,6 +358,15 @@ class MultiOperatorDrainITCase {
     }
 
     private JobClient submit(String runId, String replication) throws Exception {
+        return submit(runId, replication, false);
+    }
+
+    /**
+     * @param firstFails whether the first operator ships through {@link FailingOnceStateTransfer}
+     *     (local directory), to arm
+     */
+    private JobClient submit(String runId, String replication, boolean firstFails)
+            throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         if (replication.equals("peers")) {
             RhinoClusters.withPeerReplication(config, replicas, "drain-it");
@@ -267,13 +385,13 @@ class MultiOperatorDrainITCase {
                 SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 1_000));
         DataStream<String> output = null;
         for (String operator : OPERATORS) {
+            RhinoKeyedStreamOptions.Builder options =
+                    RhinoKeyedStreamOptions.builder(operator).vnodes(VNODES);
+            if (firstFails && operator.equals(OPERATORS.get(0))) {
+                options.stateTransfer(new FailingOnceStateTransfer(runId));
+            }
             DataStream<String> counts =
-                    RhinoStreams.keyBy(
-                                    events,
-                                    new ShapeFunctions.ByKey(),
-                                    RhinoKeyedStreamOptions.builder(operator)
-                                            .vnodes(VNODES)
-                                            .build())
+                    RhinoStreams.keyBy(events, new ShapeFunctions.ByKey(), options.build())
                             .process(new ShapeFunctions.CountPerKey())
                             .map(new Prefixed(operator));
             output = output == null ? counts : output.union(counts);
@@ -336,20 +454,39 @@ class MultiOperatorDrainITCase {
         }
     }
 
-    /** Everything under the TaskManagers' {@code rhino-transfer} directories. */
-    private static List<Path> transferDirectoryEntries() throws IOException {
-        try (Stream<Path> paths = Files.walk(WORKING_DIRECTORIES)) {
-            List<Path> roots =
-                    paths.filter(path -> path.getFileName().toString().equals("rhino-transfer"))
-                            .toList();
-            List<Path> entries = new ArrayList<>();
-            for (Path root : roots) {
-                try (Stream<Path> under = Files.walk(root)) {
-                    under.filter(path -> !path.equals(root)).forEach(entries::add);
+    /**
+     * Everything under the TaskManagers' {@code rhino-transfer} directories (in each MiniCluster's
+     * TaskManager working directory, {@code tmp/rhino-transfer}). Backends delete theirs while a
+     * restart runs: a walk that met a directory being deleted is tried again.
+     */
+    private static List<Path> transferDirectoryEntries() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return walkTransferDirectories();
+            } catch (UncheckedIOException | NoSuchFileException deletedWhileWalking) {
+                if (attempt == 50) {
+                    throw deletedWhileWalking;
                 }
+                Thread.sleep(20);
             }
-            return entries;
         }
+    }
+
+    private static List<Path> walkTransferDirectories() throws IOException {
+        List<Path> roots;
+        try (Stream<Path> paths = Files.walk(WORKING_DIRECTORIES, 3)) {
+            roots =
+                    paths.map(path -> path.resolve("rhino-transfer"))
+                            .filter(Files::isDirectory)
+                            .toList();
+        }
+        List<Path> entries = new ArrayList<>();
+        for (Path root : roots) {
+            try (Stream<Path> under = Files.walk(root)) {
+                under.filter(path -> !path.equals(root)).forEach(entries::add);
+            }
+        }
+        return entries;
     }
 
     private static Path temporaryDirectory() {

@@ -56,6 +56,15 @@ class TransferDirectoryTest {
     }
 
     @Test
+    void aLongNameIsCutAndToldApartByItsHash() {
+        String name = "counts-".repeat(100);
+        String segment = TransferDirectory.segment(name);
+        assertThat(segment).hasSize(TransferDirectory.MAX_SEGMENT).startsWith("counts-counts-");
+        assertThat(segment).isNotEqualTo(TransferDirectory.segment(name + "x"));
+        assertThat(TransferDirectory.segment("counts")).isEqualTo("counts");
+    }
+
+    @Test
     void deletingTakesEverythingInItAndTheParentsItEmptied() throws Exception {
         TransferDirectory first =
                 TransferDirectory.of(tmp.toFile(), "job-1", "counts", "exec-1").create();

@@ -127,7 +127,7 @@ class OperatorsSharingATaskManagerTest {
                         subtask -> silent.address(),
                         () -> null,
                         prefixA,
-                        3_000);
+                        60_000);
         PeerStateTransfer bToTarget =
                 new PeerStateTransfer(
                         new LocalDirectoryStateTransfer(),
@@ -162,7 +162,9 @@ class OperatorsSharingATaskManagerTest {
         b.origin.removeVnode(VNODE);
         b.assertTargetHoldsItsState();
 
-        aShipping.get(1, TimeUnit.MINUTES);
+        // the peer goes away: a's shipment fails, and its export with it
+        silent.close();
+        aShipping.get(2, TimeUnit.MINUTES);
         tearDown();
         resources.clear();
         assertThat(entriesUnder(taskManager.resolve("rhino-transfer")))

@@ -78,7 +78,8 @@ final class RhinoClusters {
         return threeTaskManagers(metrics.addToConfiguration(new Configuration()));
     }
 
-    private static MiniClusterExtension threeTaskManagers(Configuration config) {
+    /** As {@link #threeTaskManagers()}, with {@code config} as cluster configuration. */
+    static MiniClusterExtension threeTaskManagers(Configuration config) {
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("256m"));
         return new MiniClusterExtension(
                 new MiniClusterResourceConfiguration.Builder()

@@ -246,6 +246,15 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                                 initialised.get()
                                         ? laterInstalls
                                         : parameters.getCancelStreamRegistry());
+        // this execution's own: the scratch of every operator and job on this TaskManager is
+        // named after handovers and vnodes, which a drain's operators share
+        TransferDirectory transferDirectory =
+                TransferDirectory.of(
+                                env.getTaskManagerInfo().getTmpWorkingDirectory(),
+                                env.getJobID().toString(),
+                                spec.name(),
+                                env.getExecutionId().toString())
+                        .create();
         VnodeKeyedStateBackend<K> backend =
                 new VnodeKeyedStateBackend<>(
                         parameters.getOperatorIdentifier(),
@@ -256,9 +265,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         layout,
                         backendFactory,
                         files,
-                        new java.io.File(
-                                env.getTaskManagerInfo().getTmpWorkingDirectory(),
-                                "rhino-transfer"),
+                        transferDirectory,
                         laterInstalls,
                         checkpointTimerHeads);
         try {
@@ -296,7 +303,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             KeyedStateBackendParameters<K> parameters)
             throws Exception {
         Environment env = parameters.getEnv();
-        try (ReplicaRestore replicas = replicaRestore(env, spec, restored.replicaHolders())) {
+        try (ReplicaRestore replicas =
+                replicaRestore(
+                        env,
+                        spec,
+                        restored.replicaHolders(),
+                        backend.transferDirectory().toPath())) {
             Map<Integer, KeyedStateHandle> localCopies = new HashMap<>();
             Map<Integer, List<KeyedStateHandle>> elsewhere = new TreeMap<>();
             restored.handlesByVnode()
@@ -363,7 +375,10 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
      * e.g. retaining the replicas of this job's tasks before a failover); null otherwise.
      */
     private static ReplicaRestore replicaRestore(
-            Environment env, RhinoOperatorSpec spec, List<String> holders) {
+            Environment env,
+            RhinoOperatorSpec spec,
+            List<String> holders,
+            java.nio.file.Path workDirectory) {
         return TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
                 .map(
                         service ->
@@ -372,11 +387,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                                         holders,
                                         PeerVnodeReplication.operatorPrefix(
                                                 env.getJobID().toString(), spec.name()),
-                                        new java.io.File(
-                                                        env.getTaskManagerInfo()
-                                                                .getTmpWorkingDirectory(),
-                                                        "rhino-transfer")
-                                                .toPath()))
+                                        workDirectory))
                 .orElse(null);
     }
 

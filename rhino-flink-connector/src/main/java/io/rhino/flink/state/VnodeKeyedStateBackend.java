@@ -87,7 +87,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeDisposal disposal = new VnodeDisposal();
     private final VnodeUploadHistory uploads = new VnodeUploadHistory();
     private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
-    private final java.io.File transferDirectory;
+    private final TransferDirectory transferDirectory;
     private final PendingExports pendingExports = new PendingExports();
     private final Map<Integer, ReplicaSeed> replicaSeeds = new java.util.HashMap<>();
     private List<String> restoredHolders = List.of();
@@ -102,7 +102,7 @@ public final class VnodeKeyedStateBackend<K>
             VnodeLayout layout,
             VnodeBackendFactory<K> backendFactory,
             VnodeFileRegistry files,
-            java.io.File transferDirectory,
+            TransferDirectory transferDirectory,
             java.io.Closeable installResources,
             boolean checkpointTimerHeads) {
         this.operatorIdentifier = operatorIdentifier;
@@ -414,9 +414,12 @@ public final class VnodeKeyedStateBackend<K>
         return vnodes;
     }
 
-    /** A directory on this TaskManager's local disk for vnodes in transfer. */
+    /**
+     * A directory on this TaskManager's local disk for vnodes in transfer, this backend's own
+     * (unique per job, operator and execution) and deleted with it.
+     */
     public java.io.File transferDirectory() {
-        return transferDirectory;
+        return transferDirectory.path().toFile();
     }
 
     /** Whether this subtask owns {@code vnode}. */
@@ -714,6 +717,8 @@ public final class VnodeKeyedStateBackend<K>
             backends.remove(vnode).dispose();
         }
         disposal.disposeRetired();
+        // whatever scratch of transfers is left: none of them can complete any more
+        transferDirectory.delete();
     }
 
     @Override

@@ -59,6 +59,8 @@ public final class VnodeBackendHarness implements AutoCloseable {
     private final TtlTimeProvider ttlTimeProvider;
     private Configuration configuration = new Configuration();
     private String checkpointScheme = "file";
+    private JobID sharedJob;
+    private java.io.File sharedTaskManagerDirectory;
 
     public VnodeBackendHarness(RhinoOperatorSpec spec, java.nio.file.Path checkpointDir) {
         this(spec, checkpointDir, TtlTimeProvider.DEFAULT);
@@ -74,6 +76,18 @@ public final class VnodeBackendHarness implements AutoCloseable {
     /** The configuration the state backend of backends created from now on reads. */
     public VnodeBackendHarness withConfiguration(Configuration configuration) {
         this.configuration = configuration;
+        return this;
+    }
+
+    /**
+     * Backends created from now on belong to job {@code job} and run on one TaskManager, whose
+     * temporary working directory is {@code taskManagerDirectory}: harnesses of several operators
+     * given the same are operators of one job on one TaskManager. Without it, each backend runs in
+     * a job and on a TaskManager of its own.
+     */
+    public VnodeBackendHarness onTaskManager(JobID job, java.io.File taskManagerDirectory) {
+        this.sharedJob = job;
+        this.sharedTaskManagerDirectory = taskManagerDirectory;
         return this;
     }
 
@@ -98,13 +112,20 @@ public final class VnodeBackendHarness implements AutoCloseable {
     VnodeKeyedStateBackend<Long> create(
             int subtask, Collection<KeyedStateHandle> restoreFrom, CloseableRegistry cancelRegistry)
             throws Exception {
-        MockEnvironment env =
+        MockEnvironmentBuilder environment =
                 new MockEnvironmentBuilder()
                         .setParallelism(spec.parallelism())
                         .setSubtaskIndex(subtask)
                         .setMaxParallelism(spec.numKeyGroups())
-                        .setManagedMemorySize(64L << 20)
-                        .build();
+                        .setManagedMemorySize(64L << 20);
+        if (sharedTaskManagerDirectory != null) {
+            environment
+                    .setJobID(sharedJob)
+                    .setTaskManagerRuntimeInfo(
+                            new org.apache.flink.runtime.util.TestingTaskManagerRuntimeInfo(
+                                    new Configuration(), sharedTaskManagerDirectory));
+        }
+        MockEnvironment env = environment.build();
         resources.add(env);
         workingDirectories.put(subtask, env.getTaskManagerInfo().getTmpWorkingDirectory());
         KeyGroupRange subtaskRange =

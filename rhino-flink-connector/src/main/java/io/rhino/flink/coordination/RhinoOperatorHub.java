@@ -247,6 +247,18 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     /** A gate's report and when it arrived here (ages are aged by this JVM's clock only). */
     private record ReceivedProgress(ReplicationProgress progress, long receivedAtMillis) {}
 
+    @Override
+    public boolean servedOverRest() {
+        RhinoRuntimeSettings current = settings;
+        return current != null && current.rest().enabled();
+    }
+
+    @Override
+    public Optional<String> restToken() {
+        RhinoRuntimeSettings current = settings;
+        return current == null ? Optional.empty() : current.rest().token();
+    }
+
     /** The settings the operator's gate coordinator runs with, once it started. */
     Optional<RhinoRuntimeSettings> settings() {
         return Optional.ofNullable(settings);

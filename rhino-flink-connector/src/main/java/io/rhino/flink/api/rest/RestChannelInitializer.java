@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The REST server's pipeline, one handler per concern: bytes first (idle connections closed, each
- * request bounded in time), then HTTP (codec, keep-alive, the connection cap, the aggregator's size
- * limit), then the API.
+ * request bounded in time), then HTTP (codec, keep-alive, the connection cap, transfer codings, the
+ * aggregator's size limit), then the API.
  */
 final class RestChannelInitializer extends ChannelInitializer<SocketChannel> {
 
@@ -53,6 +53,7 @@ final class RestChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast(new HttpServerCodec())
                 .addLast(new HttpServerKeepAliveHandler())
                 .addLast(new ConnectionLimitHandler(openConnections, settings.maxConnections()))
+                .addLast(new TransferEncodingCheck())
                 .addLast(new JsonHttpObjectAggregator(RhinoRestServer.MAX_BODY_BYTES))
                 .addLast(new RestRequestHandler(api, guard));
     }

@@ -36,7 +36,7 @@ import java.util.TreeMap;
 public final class RawHttpConnection implements AutoCloseable {
 
     /** A response: status, lower-cased headers, body text (and its JSON, or null). */
-    public record Response(int status, Map<String, String> headers, String body) {
+    public record Response(String version, int status, Map<String, String> headers, String body) {
         public JsonNode json() {
             try {
                 return body.isEmpty() ? null : new ObjectMapper().readTree(body);
@@ -45,8 +45,11 @@ public final class RawHttpConnection implements AutoCloseable {
             }
         }
 
+        /** Whether the server ends the connection after this (HTTP/1.0: unless kept alive). */
         public boolean closes() {
-            return "close".equalsIgnoreCase(headers.get("connection"));
+            String connection = headers.get("connection");
+            return "close".equalsIgnoreCase(connection)
+                    || (version.equals("HTTP/1.0") && !"keep-alive".equalsIgnoreCase(connection));
         }
     }
 
@@ -54,13 +57,17 @@ public final class RawHttpConnection implements AutoCloseable {
     public enum End {
         ANSWERED,
         CLOSED,
-        TIMED_OUT
+        TIMED_OUT,
+        /** Something that is not an HTTP response came back (see {@link #problem()}). */
+        GARBLED
     }
 
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
     private Response last;
+    private boolean headRequest;
+    private String problem;
 
     public RawHttpConnection(InetSocketAddress address, int readTimeoutMillis) throws IOException {
         socket = new Socket();
@@ -79,6 +86,11 @@ public final class RawHttpConnection implements AutoCloseable {
         out.flush();
     }
 
+    /** The next answer is to a HEAD request: it has a Content-Length but no body. */
+    public void answersHead(boolean head) {
+        this.headRequest = head;
+    }
+
     /** Reads one response, or finds the connection closed, or times out. */
     public End read() throws IOException {
         last = null;
@@ -88,6 +100,10 @@ public final class RawHttpConnection implements AutoCloseable {
                 return End.CLOSED;
             }
             String[] parts = statusLine.split(" ", 3);
+            if (parts.length < 2 || !parts[0].startsWith("HTTP/")) {
+                problem = "not an HTTP status line: '" + statusLine + "'";
+                return End.GARBLED;
+            }
             int status = Integer.parseInt(parts[1]);
             Map<String, String> headers = new TreeMap<>();
             for (String header = line(); header != null && !header.isEmpty(); header = line()) {
@@ -97,8 +113,20 @@ public final class RawHttpConnection implements AutoCloseable {
                         header.substring(colon + 1).strip());
             }
             int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-            byte[] body = in.readNBytes(length);
-            last = new Response(status, headers, new String(body, StandardCharsets.UTF_8));
+            String connection = headers.get("connection");
+            boolean closing =
+                    "close".equalsIgnoreCase(connection)
+                            || (parts[0].equals("HTTP/1.0")
+                                    && !"keep-alive".equalsIgnoreCase(connection));
+            // an answer to HEAD has no body, unless the server could not read the request as HEAD
+            // (then it closes the connection, and the body, if any, runs to the end)
+            byte[] body =
+                    !headRequest
+                            ? in.readNBytes(length)
+                            : closing ? in.readAllBytes() : new byte[0];
+            last =
+                    new Response(
+                            parts[0], status, headers, new String(body, StandardCharsets.UTF_8));
             if (status == 100) {
                 return read(); // the interim answer to Expect: 100-continue; the real one follows
             }
@@ -118,6 +146,10 @@ public final class RawHttpConnection implements AutoCloseable {
             throw new AssertionError("expected an answer, the connection " + end);
         }
         return last;
+    }
+
+    public String problem() {
+        return problem;
     }
 
     public Response last() {

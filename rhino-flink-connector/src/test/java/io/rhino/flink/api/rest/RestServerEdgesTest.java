@@ -151,6 +151,23 @@ class RestServerEdgesTest {
     }
 
     @Test
+    void aTransferEncodingOtherThanChunkedIs400NotABodilessRequest() throws Exception {
+        try (RawHttpConnection c = connect()) {
+            // Netty alone reads this as a rebalance without a body (all defaults), and the body
+            // as the next request
+            c.send(
+                    "POST /rhino/v1/jobs/job-open/operators/op/rebalance HTTP/1.1\r\n"
+                            + "Host: localhost\r\nContent-Type: application/json\r\n"
+                            + "Transfer-Encoding: gzip\r\n\r\n{\"max-imbalance\": 0.5}");
+            RawHttpConnection.Response r = c.answer();
+            assertThat(r.status()).as(r.body()).isEqualTo(400);
+            assertThat(error(r)).contains("Transfer-Encoding [gzip] is not supported");
+            assertThat(c.read()).isEqualTo(RawHttpConnection.End.CLOSED);
+        }
+        assertThat(operators.reconfigurations().recent("job-open", "op")).isEmpty();
+    }
+
+    @Test
     void anOversizedBodyIs413WithAReason() throws Exception {
         String body = "{\"pad\": \"" + "x".repeat(RhinoRestServer.MAX_BODY_BYTES) + "\"}";
         RawHttpConnection.Response r =

@@ -18,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.api.rest.RawHttpConnection;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
@@ -25,6 +27,8 @@ import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
@@ -421,14 +425,78 @@ class RhinoRestApiITCase {
                                 + "x".repeat(RhinoRestServer.MAX_BODY_BYTES)
                                 + "\"}");
         assertThat(tooLarge.status()).isEqualTo(413);
+        expect(tooLarge, 413, "larger than " + RhinoRestServer.MAX_BODY_BYTES);
+        // the JDK's client refuses to send a malformed escape: a raw request
+        try (RawHttpConnection raw =
+                new RawHttpConnection(RhinoRestServer.address().orElseThrow(), 10_000)) {
+            raw.send(
+                    "GET /rhino/v1/jobs/"
+                            + job.getJobID()
+                            + "/operators/%zz HTTP/1.1\r\nHost: localhost\r\n"
+                            + "Authorization: Bearer "
+                            + TOKEN
+                            + "\r\n\r\n");
+            RawHttpConnection.Response escape = raw.answer();
+            assertThat(escape.status()).as(escape.body()).isEqualTo(400);
+            assertThat(escape.json().get("errors").get(0).asText()).contains("percent-escape");
+        }
+        expect(
+                http.post(moves, "{\"moves\": [{\"vnode\": 3, \"to\": 1}]} x"),
+                400,
+                "not valid JSON");
+        expect(http.post(operatorPath + "/rebalance", "{\"max-imbalance\": 1e400}"), 400, "finite");
 
         JsonNode after = operator();
         assertThat(after.get("epoch")).isEqualTo(before.get("epoch"));
         assertThat(ownerByVnode(after)).isEqualTo(ownerByVnode(before));
     }
 
+    /**
+     * Two more jobs on the same JobManager, hence the same REST server: one with a token of its
+     * own, one with REST disabled. Each job is reachable only with its own token; the disabled one
+     * not at all.
+     */
     @Test
     @Order(9)
+    void eachJobOfTheJobManagerNeedsItsOwnTokenAndADisabledJobIsNotServed() throws Exception {
+        String otherRun = runId + "-other";
+        JobClient other = startSmallJob(otherRun, "other-counts", true, "other-token");
+        JobClient hidden = startSmallJob(runId + "-hidden", "hidden-counts", false, null);
+        try {
+            RhinoHandovers.awaitReady(other.getJobID(), "other-counts", Duration.ofSeconds(60));
+            RhinoHandovers.awaitReady(hidden.getJobID(), "hidden-counts", Duration.ofSeconds(60));
+            String otherPath = "/jobs/" + other.getJobID() + "/operators/other-counts";
+            RestCalls withOtherToken =
+                    new RestCalls(
+                            "http://127.0.0.1:"
+                                    + RhinoRestServer.address().orElseThrow().getPort()
+                                    + "/rhino/v1",
+                            "other-token");
+
+            assertThat(withOtherToken.get(otherPath).status()).isEqualTo(200);
+            expect(http.get(otherPath), 401, "Wrong token for job " + other.getJobID());
+            expect(withOtherToken.get(operatorPath), 401, "Wrong token for job " + job.getJobID());
+            expect(
+                    withOtherToken.post(operatorPath + "/rebalance", "{}"),
+                    401,
+                    "Wrong token for job " + job.getJobID());
+            assertThat(http.get("/jobs").json().get("jobs").findValuesAsText("id"))
+                    .containsExactly(job.getJobID().toString());
+            assertThat(withOtherToken.get("/jobs").json().get("jobs").findValuesAsText("id"))
+                    .containsExactly(other.getJobID().toString());
+
+            String hiddenPath = "/jobs/" + hidden.getJobID() + "/operators/hidden-counts";
+            expect(http.get(hiddenPath), 404, "No running Rhino job");
+            expect(withOtherToken.get(hiddenPath), 404, "No running Rhino job");
+            expect(http.post(hiddenPath + "/rebalance", "{}"), 404, "No running Rhino job");
+        } finally {
+            other.cancel().get();
+            hidden.cancel().get();
+        }
+    }
+
+    @Test
+    @Order(10)
     void theOutputEqualsPlainFlinksAfterAllReconfigurations() throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
@@ -440,6 +508,24 @@ class RhinoRestApiITCase {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    private static JobClient startSmallJob(
+            String run, String name, boolean restEnabled, String token) throws Exception {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(RhinoOptions.REST_ENABLED, restEnabled);
+        if (token != null) {
+            config.set(RhinoOptions.REST_AUTH_TOKEN, token);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(1);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(env, EVENTS, 100, new ReleasableRate(run, 100)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(name).vnodes(4).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(run));
+        return env.executeAsync(name);
+    }
 
     private void rescaleTo(int active, String requestId) throws Exception {
         RestCalls.Reply accepted =

@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.util.ReferenceCountUtil;
 
 /**
@@ -44,8 +45,7 @@ final class JsonHttpObjectAggregator extends HttpObjectAggregator {
         String expectation = start.headers().get(HttpHeaderNames.EXPECT);
         Object response = super.newContinueResponse(start, maxContentLength, pipeline);
         if (!(response instanceof HttpResponse refusal)
-                || refusal.status().codeClass()
-                        != io.netty.handler.codec.http.HttpStatusClass.CLIENT_ERROR) {
+                || refusal.status().codeClass() != HttpStatusClass.CLIENT_ERROR) {
             return response; // 100 Continue, or no expectation
         }
         ReferenceCountUtil.release(response);

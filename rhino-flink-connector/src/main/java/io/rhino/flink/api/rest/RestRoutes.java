@@ -32,7 +32,7 @@ import java.util.function.Function;
  */
 final class RestRoutes {
 
-    /** A matched request: its path parameters by template name. */
+    /** A matched request: its path parameters by template name, its body, its bearer token. */
     record Call(Map<String, String> parameters, String body, Optional<String> token) {
         String parameter(String name) {
             return parameters.get(name);

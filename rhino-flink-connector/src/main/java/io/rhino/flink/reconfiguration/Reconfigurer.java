@@ -228,6 +228,11 @@ public final class Reconfigurer {
                             for (Launch launch : launches) {
                                 steps.add(launch.submit(requestId));
                             }
+                            // refused by every manager (e.g. every input ended): nothing started
+                            if (steps.stream()
+                                    .allMatch(step -> step.result().isCompletedExceptionally())) {
+                                refuseIfRefusedAtOnce(steps.get(0));
+                            }
                             return steps;
                         });
     }

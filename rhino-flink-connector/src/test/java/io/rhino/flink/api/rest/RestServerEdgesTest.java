@@ -50,6 +50,7 @@ class RestServerEdgesTest {
     private final TestOperators operators = new TestOperators();
     private HandoverManager jobA;
     private HandoverManager ended;
+    private HandoverManager endedJob;
     private HandoverManager restarting;
     private HandoverManager usedId;
     private RhinoRestServer.Lease lease;
@@ -62,6 +63,7 @@ class RestServerEdgesTest {
         operators.add("job-off", "op", false, null);
         operators.add("job-open", "op", true, null);
         ended = operators.add("job-open", "ended", true, null);
+        endedJob = operators.add("job-ended", "op", true, null);
         restarting = operators.add("job-open", "restarting", true, null);
         usedId = operators.add("job-open", "used-id", true, null);
         lease =
@@ -345,9 +347,9 @@ class RestServerEdgesTest {
 
         JsonNode listedForA = exchange(get("/rhino/v1/jobs", "token-a")).json();
         assertThat(listedForA.get("jobs").findValuesAsText("id"))
-                .containsExactly("job-a", "job-open");
+                .containsExactly("job-a", "job-ended", "job-open");
         assertThat(exchange(get("/rhino/v1/jobs", null)).json().get("jobs").findValuesAsText("id"))
-                .containsExactly("job-open");
+                .containsExactly("job-ended", "job-open");
     }
 
     @Test
@@ -385,6 +387,18 @@ class RestServerEdgesTest {
         assertThat(r.status()).as(r.body()).isEqualTo(410);
         assertThat(error(r)).contains("ended").contains("no handover can run any more");
         assertThat(r.headers()).doesNotContainKey("retry-after");
+    }
+
+    @Test
+    void aDrainAfterTheInputEndedIs410AndStartsNothing() throws Exception {
+        for (int router = 0; router < TestOperators.PARALLELISM; router++) {
+            endedJob.routerInputEnded(router);
+        }
+        RawHttpConnection.Response r =
+                post("/rhino/v1/jobs/job-ended/taskmanagers/tm-a/drain", "{}", null);
+        assertThat(r.status()).as(r.body()).isEqualTo(410);
+        assertThat(error(r)).contains("no handover can run any more");
+        assertThat(operators.reconfigurations().recent("job-ended", "op")).isEmpty();
     }
 
     @Test

@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.api.rest.RawHttpConnection;
+import io.rhino.flink.api.rest.RestFuzzCampaign;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
@@ -55,6 +56,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * Rhino's REST API over real HTTP against a running job on three TaskManagers: listing, moving,
@@ -97,6 +99,8 @@ class RhinoRestApiITCase {
         config.set(RhinoOptions.REST_AUTH_TOKEN, TOKEN);
         config.set(RhinoOptions.LOAD_REPORT_INTERVAL, Duration.ofMillis(200));
         config.set(RhinoOptions.LOAD_WINDOW, Duration.ofSeconds(5));
+        // the fuzz test's stalled requests are cut short after this
+        config.set(RhinoOptions.REST_REQUEST_TIMEOUT, Duration.ofSeconds(1));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(
                 env,
@@ -495,8 +499,64 @@ class RhinoRestApiITCase {
         }
     }
 
+    /**
+     * The REST fuzz campaign against this running job (see docs/reliability.md; the long campaign
+     * runs in RestFuzzTest): no 5xx, nothing left hanging, and the routing table changed only by
+     * the valid moves among the requests, each awaited and applied to the expected owners.
+     */
     @Test
     @Order(10)
+    void fuzzedRequestsChangeTheTableOnlyByTheValidMovesAmongThem() throws Exception {
+        int count = Integer.getInteger("rhino.fuzz.it-requests", 300);
+        long seed = Long.getLong("rhino.fuzz.seed", System.nanoTime());
+        JsonNode before = operator();
+        int[] owners = ownerByVnode(before).stream().mapToInt(Integer::intValue).toArray();
+        int[] completed = {0};
+        RestFuzzCampaign.Outcome outcome =
+                new RestFuzzCampaign(RhinoRestServer.address().orElseThrow(), Duration.ofSeconds(6))
+                        .run(
+                                seed,
+                                count,
+                                job.getJobID().toString(),
+                                NAME,
+                                TOKEN,
+                                vnode -> owners[vnode],
+                                requestId -> {
+                                    JsonNode status = awaitMove(requestId);
+                                    if (status.at("/status/id").asText().equals("COMPLETED")) {
+                                        completed[0]++;
+                                        for (JsonNode move :
+                                                status.at("/operation/handovers/0/moves")) {
+                                            owners[move.get("vnode").asInt()] =
+                                                    move.get("to").asInt();
+                                        }
+                                    }
+                                });
+        LoggerFactory.getLogger(RhinoRestApiITCase.class)
+                .info(
+                        "REST fuzz against the running job: seed {}, {} requests, statuses {},"
+                                + " closed without an answer {}, valid moves {} of which"
+                                + " accepted {} and completed {}, violations {}",
+                        seed,
+                        outcome.requests(),
+                        outcome.statusCounts(),
+                        outcome.closedWithoutAnswer(),
+                        outcome.validMoves(),
+                        outcome.acceptedMoves().size(),
+                        completed[0],
+                        outcome.violations());
+        assertThat(outcome.violations()).as("seed %s: %s", seed, outcome).isEmpty();
+        JsonNode after = operator();
+        assertThat(ownerByVnode(after))
+                .as("seed %s: owners after %s", seed, outcome)
+                .containsExactly(java.util.Arrays.stream(owners).boxed().toArray(Integer[]::new));
+        assertThat(after.get("epoch").asLong())
+                .as("one epoch per completed valid move, seed %s", seed)
+                .isEqualTo(before.get("epoch").asLong() + completed[0]);
+    }
+
+    @Test
+    @Order(11)
     void theOutputEqualsPlainFlinksAfterAllReconfigurations() throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
@@ -540,6 +600,14 @@ class RhinoRestApiITCase {
         JsonNode status =
                 http.awaitEnd(operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
         assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+    }
+
+    private JsonNode awaitMove(String requestId) {
+        try {
+            return http.awaitEnd(operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
+        } catch (Exception e) {
+            throw new AssertionError("move " + requestId + " did not end", e);
+        }
     }
 
     private JsonNode operator() throws Exception {

@@ -33,10 +33,10 @@ import java.util.function.IntUnaryOperator;
  * closed that stays open, a kept-alive connection that answered an error and then ignores the next
  * request.
  */
-final class RestFuzzCampaign {
+public final class RestFuzzCampaign {
 
     /** What a campaign saw. */
-    record Outcome(
+    public record Outcome(
             long seed,
             int requests,
             Map<Integer, Integer> statusCounts,
@@ -49,7 +49,7 @@ final class RestFuzzCampaign {
     private final InetSocketAddress address;
     private final Duration answerBound;
 
-    RestFuzzCampaign(InetSocketAddress address, Duration answerBound) {
+    public RestFuzzCampaign(InetSocketAddress address, Duration answerBound) {
         this.address = address;
         this.answerBound = answerBound;
     }
@@ -58,7 +58,7 @@ final class RestFuzzCampaign {
      * Runs {@code count} requests; {@code afterAcceptedMove} gets the request id of each valid move
      * the server accepted (e.g. to end its handover before the next one).
      */
-    Outcome run(
+    public Outcome run(
             long seed,
             int count,
             String job,

@@ -266,7 +266,9 @@ public final class RhinoOptions {
                     .defaultValue(64)
                     .withDescription(
                             "The most REST connections open at once; a request on a connection "
-                                    + "beyond it is answered 503 and the connection closed. "
+                                    + "beyond it is answered 503 and the connection closed (one "
+                                    + "that sends nothing is closed after "
+                                    + "'rhino.rest.request-timeout'). "
                                     + "Taken from the job that starts the JobManager's REST "
                                     + "server.");
 

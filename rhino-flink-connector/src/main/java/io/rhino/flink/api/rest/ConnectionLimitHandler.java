@@ -20,14 +20,17 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Caps the connections open at once. One instance per connection, sharing the server's count. A
- * connection beyond the cap reads nothing: its first request is answered 503 and it is closed (one
- * that sends nothing is closed by the idle and request timeouts).
+ * connection beyond the cap is served nothing: its first request is answered 503 and it is closed,
+ * and if none arrives within the request timeout it is closed anyway, so that surplus sockets do
+ * not stay open for the idle timeout.
  */
 final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
 
@@ -35,12 +38,14 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
 
     private final AtomicInteger open;
     private final int max;
+    private final Duration grace;
     private boolean counted;
     private boolean refused;
 
-    ConnectionLimitHandler(AtomicInteger open, int max) {
+    ConnectionLimitHandler(AtomicInteger open, int max, Duration grace) {
         this.open = open;
         this.max = max;
+        this.grace = grace;
     }
 
     @Override
@@ -53,6 +58,7 @@ final class ConnectionLimitHandler extends ChannelInboundHandlerAdapter {
                             + " request will be refused",
                     ctx.channel().remoteAddress(),
                     max);
+            ctx.executor().schedule(() -> ctx.close(), grace.toNanos(), TimeUnit.NANOSECONDS);
         }
         super.channelActive(ctx);
     }

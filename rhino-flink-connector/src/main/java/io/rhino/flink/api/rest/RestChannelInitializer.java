@@ -52,7 +52,11 @@ final class RestChannelInitializer extends ChannelInitializer<SocketChannel> {
                 .addLast(new RequestDeadlineHandler(settings.requestTimeout()))
                 .addLast(new HttpServerCodec())
                 .addLast(new HttpServerKeepAliveHandler())
-                .addLast(new ConnectionLimitHandler(openConnections, settings.maxConnections()))
+                .addLast(
+                        new ConnectionLimitHandler(
+                                openConnections,
+                                settings.maxConnections(),
+                                settings.requestTimeout()))
                 .addLast(new TransferEncodingCheck())
                 .addLast(new JsonHttpObjectAggregator(RhinoRestServer.MAX_BODY_BYTES))
                 .addLast(new RestRequestHandler(api, guard));

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Timeout;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RestServerEdgesTest {
 
-    private static final Duration IDLE = Duration.ofMillis(1_500);
+    private static final Duration IDLE = Duration.ofMillis(2_500);
     private static final Duration REQUEST = Duration.ofMillis(1_000);
     private static final int MAX_CONNECTIONS = 8;
 
@@ -263,6 +263,15 @@ class RestServerEdgesTest {
                 assertThat(r.status()).isEqualTo(503);
                 assertThat(error(r)).contains("rhino.rest.max-connections");
                 assertThat(surplus.read()).isEqualTo(RawHttpConnection.End.CLOSED);
+            }
+            try (RawHttpConnection silent = connect()) {
+                long start = System.nanoTime();
+                assertThat(silent.read())
+                        .as("a surplus connection that sends nothing")
+                        .isEqualTo(RawHttpConnection.End.CLOSED);
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("closed after the request timeout, before the idle timeout")
+                        .isLessThan(IDLE);
             }
         } finally {
             for (RawHttpConnection c : open) {

@@ -67,7 +67,7 @@ final class RestCalls {
         try {
             json = response.body().isEmpty() ? null : MAPPER.readTree(response.body());
         } catch (Exception notJson) {
-            // e.g. Netty's bare 413
+            // not JSON: a failure the caller's assertion names with the text
         }
         return new Reply(response.statusCode(), json, response.body(), response);
     }

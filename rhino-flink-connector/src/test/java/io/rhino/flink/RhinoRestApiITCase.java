@@ -18,6 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.api.rest.RawHttpConnection;
+import io.rhino.flink.api.rest.RestFuzzCampaign;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
@@ -25,6 +28,8 @@ import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
@@ -51,6 +56,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 /**
  * Rhino's REST API over real HTTP against a running job on three TaskManagers: listing, moving,
@@ -93,6 +99,8 @@ class RhinoRestApiITCase {
         config.set(RhinoOptions.REST_AUTH_TOKEN, TOKEN);
         config.set(RhinoOptions.LOAD_REPORT_INTERVAL, Duration.ofMillis(200));
         config.set(RhinoOptions.LOAD_WINDOW, Duration.ofSeconds(5));
+        // the fuzz test's stalled requests are cut short after this
+        config.set(RhinoOptions.REST_REQUEST_TIMEOUT, Duration.ofSeconds(1));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(
                 env,
@@ -421,14 +429,134 @@ class RhinoRestApiITCase {
                                 + "x".repeat(RhinoRestServer.MAX_BODY_BYTES)
                                 + "\"}");
         assertThat(tooLarge.status()).isEqualTo(413);
+        expect(tooLarge, 413, "larger than " + RhinoRestServer.MAX_BODY_BYTES);
+        // the JDK's client refuses to send a malformed escape: a raw request
+        try (RawHttpConnection raw =
+                new RawHttpConnection(RhinoRestServer.address().orElseThrow(), 10_000)) {
+            raw.send(
+                    "GET /rhino/v1/jobs/"
+                            + job.getJobID()
+                            + "/operators/%zz HTTP/1.1\r\nHost: localhost\r\n"
+                            + "Authorization: Bearer "
+                            + TOKEN
+                            + "\r\n\r\n");
+            RawHttpConnection.Response escape = raw.answer();
+            assertThat(escape.status()).as(escape.body()).isEqualTo(400);
+            assertThat(escape.json().get("errors").get(0).asText()).contains("percent-escape");
+        }
+        expect(
+                http.post(moves, "{\"moves\": [{\"vnode\": 3, \"to\": 1}]} x"),
+                400,
+                "not valid JSON");
+        expect(http.post(operatorPath + "/rebalance", "{\"max-imbalance\": 1e400}"), 400, "finite");
 
         JsonNode after = operator();
         assertThat(after.get("epoch")).isEqualTo(before.get("epoch"));
         assertThat(ownerByVnode(after)).isEqualTo(ownerByVnode(before));
     }
 
+    /**
+     * Two more jobs on the same JobManager, hence the same REST server: one with a token of its
+     * own, one with REST disabled. Each job is reachable only with its own token; the disabled one
+     * not at all.
+     */
     @Test
     @Order(9)
+    void eachJobOfTheJobManagerNeedsItsOwnTokenAndADisabledJobIsNotServed() throws Exception {
+        String otherRun = runId + "-other";
+        JobClient other = startSmallJob(otherRun, "other-counts", true, "other-token");
+        JobClient hidden = startSmallJob(runId + "-hidden", "hidden-counts", false, null);
+        try {
+            RhinoHandovers.awaitReady(other.getJobID(), "other-counts", Duration.ofSeconds(60));
+            RhinoHandovers.awaitReady(hidden.getJobID(), "hidden-counts", Duration.ofSeconds(60));
+            String otherPath = "/jobs/" + other.getJobID() + "/operators/other-counts";
+            RestCalls withOtherToken =
+                    new RestCalls(
+                            "http://127.0.0.1:"
+                                    + RhinoRestServer.address().orElseThrow().getPort()
+                                    + "/rhino/v1",
+                            "other-token");
+
+            assertThat(withOtherToken.get(otherPath).status()).isEqualTo(200);
+            expect(http.get(otherPath), 401, "Wrong token for job " + other.getJobID());
+            expect(withOtherToken.get(operatorPath), 401, "Wrong token for job " + job.getJobID());
+            expect(
+                    withOtherToken.post(operatorPath + "/rebalance", "{}"),
+                    401,
+                    "Wrong token for job " + job.getJobID());
+            assertThat(http.get("/jobs").json().get("jobs").findValuesAsText("id"))
+                    .containsExactly(job.getJobID().toString());
+            assertThat(withOtherToken.get("/jobs").json().get("jobs").findValuesAsText("id"))
+                    .containsExactly(other.getJobID().toString());
+
+            String hiddenPath = "/jobs/" + hidden.getJobID() + "/operators/hidden-counts";
+            expect(http.get(hiddenPath), 404, "No running Rhino job");
+            expect(withOtherToken.get(hiddenPath), 404, "No running Rhino job");
+            expect(http.post(hiddenPath + "/rebalance", "{}"), 404, "No running Rhino job");
+        } finally {
+            other.cancel().get();
+            hidden.cancel().get();
+        }
+    }
+
+    /**
+     * The REST fuzz campaign against this running job (see docs/reliability.md; the long campaign
+     * runs in RestFuzzTest): no 5xx, nothing left hanging, and the routing table changed only by
+     * the valid moves among the requests, each awaited and applied to the expected owners.
+     */
+    @Test
+    @Order(10)
+    void fuzzedRequestsChangeTheTableOnlyByTheValidMovesAmongThem() throws Exception {
+        int count = Integer.getInteger("rhino.fuzz.it-requests", 300);
+        long seed = Long.getLong("rhino.fuzz.seed", System.nanoTime());
+        JsonNode before = operator();
+        int[] owners = ownerByVnode(before).stream().mapToInt(Integer::intValue).toArray();
+        int[] completed = {0};
+        RestFuzzCampaign.Outcome outcome =
+                new RestFuzzCampaign(RhinoRestServer.address().orElseThrow(), Duration.ofSeconds(6))
+                        .run(
+                                seed,
+                                count,
+                                job.getJobID().toString(),
+                                NAME,
+                                TOKEN,
+                                vnode -> owners[vnode],
+                                requestId -> {
+                                    JsonNode status = awaitMove(requestId);
+                                    if (status.at("/status/id").asText().equals("COMPLETED")) {
+                                        completed[0]++;
+                                        for (JsonNode move :
+                                                status.at("/operation/handovers/0/moves")) {
+                                            owners[move.get("vnode").asInt()] =
+                                                    move.get("to").asInt();
+                                        }
+                                    }
+                                });
+        LoggerFactory.getLogger(RhinoRestApiITCase.class)
+                .info(
+                        "REST fuzz against the running job: seed {}, {} requests, statuses {},"
+                                + " closed without an answer {}, valid moves {} of which"
+                                + " accepted {} and completed {}, violations {}",
+                        seed,
+                        outcome.requests(),
+                        outcome.statusCounts(),
+                        outcome.closedWithoutAnswer(),
+                        outcome.validMoves(),
+                        outcome.acceptedMoves().size(),
+                        completed[0],
+                        outcome.violations());
+        assertThat(outcome.violations()).as("seed %s: %s", seed, outcome).isEmpty();
+        JsonNode after = operator();
+        assertThat(ownerByVnode(after))
+                .as("seed %s: owners after %s", seed, outcome)
+                .containsExactly(java.util.Arrays.stream(owners).boxed().toArray(Integer[]::new));
+        assertThat(after.get("epoch").asLong())
+                .as("one epoch per completed valid move, seed %s", seed)
+                .isEqualTo(before.get("epoch").asLong() + completed[0]);
+    }
+
+    @Test
+    @Order(11)
     void theOutputEqualsPlainFlinksAfterAllReconfigurations() throws Exception {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
@@ -440,6 +568,24 @@ class RhinoRestApiITCase {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    private static JobClient startSmallJob(
+            String run, String name, boolean restEnabled, String token) throws Exception {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(RhinoOptions.REST_ENABLED, restEnabled);
+        if (token != null) {
+            config.set(RhinoOptions.REST_AUTH_TOKEN, token);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(1);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(env, EVENTS, 100, new ReleasableRate(run, 100)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(name).vnodes(4).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(run));
+        return env.executeAsync(name);
+    }
 
     private void rescaleTo(int active, String requestId) throws Exception {
         RestCalls.Reply accepted =
@@ -454,6 +600,14 @@ class RhinoRestApiITCase {
         JsonNode status =
                 http.awaitEnd(operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
         assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
+    }
+
+    private JsonNode awaitMove(String requestId) {
+        try {
+            return http.awaitEnd(operatorPath + "/handovers/" + requestId, Duration.ofSeconds(60));
+        } catch (Exception e) {
+            throw new AssertionError("move " + requestId + " did not end", e);
+        }
     }
 
     private JsonNode operator() throws Exception {

@@ -31,6 +31,7 @@ final class Refusals {
 
     static HandoverRejectedException idTaken(HandoverId id, String operatorName) {
         return new HandoverRejectedException(
+                HandoverRejectedException.Reason.ID_TAKEN,
                 "handover id "
                         + id
                         + " is already used on operator '"
@@ -42,6 +43,7 @@ final class Refusals {
     static HandoverRejectedException running(
             HandoverId running, HandoverPhase phase, String operatorName) {
         return new HandoverRejectedException(
+                HandoverRejectedException.Reason.BUSY,
                 "handover "
                         + running
                         + " is in phase "
@@ -55,6 +57,7 @@ final class Refusals {
     static HandoverRejectedException queueFull(
             HandoverId lastQueued, String checkpoint, int maxQueued, String operatorName) {
         return new HandoverRejectedException(
+                HandoverRejectedException.Reason.CHECKPOINT,
                 "handover "
                         + lastQueued
                         + " is queued behind checkpoint "
@@ -69,6 +72,7 @@ final class Refusals {
 
     static HandoverRejectedException noQueue(String checkpoint, String operatorName) {
         return new HandoverRejectedException(
+                HandoverRejectedException.Reason.CHECKPOINT,
                 "checkpoint "
                         + checkpoint
                         + " is in flight on operator '"
@@ -79,6 +83,7 @@ final class Refusals {
 
     static HandoverRejectedException suspended(String reason, String operatorName) {
         return new HandoverRejectedException(
+                HandoverRejectedException.Reason.SUSPENDED,
                 "operator '"
                         + operatorName
                         + "' is not running all its subtasks ("
@@ -89,6 +94,7 @@ final class Refusals {
 
     static HandoverRejectedException inputEnded(String reason, String operatorName) {
         return new HandoverRejectedException(
+                HandoverRejectedException.Reason.INPUT_ENDED,
                 "the input of operator '"
                         + operatorName
                         + "' ended ("

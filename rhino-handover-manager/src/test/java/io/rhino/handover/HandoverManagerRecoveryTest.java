@@ -42,7 +42,8 @@ class HandoverManagerRecoveryTest {
                 .cause()
                 .isInstanceOf(HandoverRejectedException.class)
                 .hasMessageContaining("router subtask 0 failed: boom")
-                .hasMessageContaining("retry once the job runs again");
+                .hasMessageContaining("retry once the job runs again")
+                .satisfies(e -> assertReason(e, HandoverRejectedException.Reason.SUSPENDED, true));
         assertThat(h.port.commands).isEmpty();
         assertThat(h.port.jobFailures).isEmpty();
         assertThat(h.manager.metrics().rejected()).isEqualTo(1);
@@ -126,7 +127,9 @@ class HandoverManagerRecoveryTest {
         assertThatThrownBy(() -> h.manager.handover(Harness.moves(9, 1, 3)).join())
                 .cause()
                 .isInstanceOf(HandoverRejectedException.class)
-                .hasMessageContaining("the input of router subtask 0 ended");
+                .hasMessageContaining("the input of router subtask 0 ended")
+                .satisfies(
+                        e -> assertReason(e, HandoverRejectedException.Reason.INPUT_ENDED, false));
         for (int router = 1; router < h.routers; router++) {
             h.manager.onRouterAck(id, router);
         }
@@ -181,5 +184,11 @@ class HandoverManagerRecoveryTest {
         assertThat(queued.join().failureCause()).get().asString().contains("the input ended");
         h.manager.checkpointTaken(3);
         assertThat(h.port.commands).isEmpty();
+    }
+
+    private static void assertReason(
+            Throwable refusal, HandoverRejectedException.Reason reason, boolean passes) {
+        assertThat(((HandoverRejectedException) refusal).reason()).isEqualTo(reason);
+        assertThat(reason.passes()).as("whether waiting helps").isEqualTo(passes);
     }
 }

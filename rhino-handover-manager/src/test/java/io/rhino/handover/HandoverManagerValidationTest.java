@@ -121,7 +121,11 @@ class HandoverManagerValidationTest {
                 .satisfies(
                         e ->
                                 assertThat(((HandoverRejectedException) e).blockingHandover())
-                                        .contains(firstId));
+                                        .contains(firstId))
+                .satisfies(
+                        e ->
+                                assertThat(((HandoverRejectedException) e).reason())
+                                        .isEqualTo(HandoverRejectedException.Reason.BUSY));
         assertUnchangedExceptRejected(before, metricsBefore, 1);
         assertThat(h.manager.currentHandover()).isEqualTo(statusBefore);
         assertThat(h.port.commands).hasSize(1);
@@ -156,7 +160,11 @@ class HandoverManagerValidationTest {
                         "handover "
                                 + queuedId
                                 + " is queued behind checkpoint 7 on operator 'bids' (at most 1 may"
-                                + " wait); wait for it to finish (GET its status) and retry");
+                                + " wait); wait for it to finish (GET its status) and retry")
+                .satisfies(
+                        e ->
+                                assertThat(((HandoverRejectedException) e).reason())
+                                        .isEqualTo(HandoverRejectedException.Reason.CHECKPOINT));
         assertUnchangedExceptRejected(before, metricsBefore, 1);
         assertThat(h.manager.currentHandover().orElseThrow().id()).isEqualTo(queuedId);
         assertThat(queued).isNotDone();
@@ -193,7 +201,12 @@ class HandoverManagerValidationTest {
         assertThatThrownBy(h.manager.handover(id, h.plan(9, 1, 3))::join)
                 .cause()
                 .isInstanceOf(HandoverRejectedException.class)
-                .hasMessageContaining("already used");
+                .hasMessageContaining("already used")
+                .satisfies(
+                        e ->
+                                assertThat(((HandoverRejectedException) e).reason())
+                                        .isEqualTo(HandoverRejectedException.Reason.ID_TAKEN));
+        assertThat(HandoverRejectedException.Reason.ID_TAKEN.passes()).isFalse();
         assertThat(h.manager.metrics().rejected()).isEqualTo(2);
     }
 

@@ -232,8 +232,45 @@ public final class RhinoOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "If set, every REST request must carry the header 'Authorization: "
-                                    + "Bearer <token>'; requests without it are answered 401.");
+                            "If set, every REST request about this job must carry the header "
+                                    + "'Authorization: Bearer <token>' (the scheme in any case); "
+                                    + "requests without it are answered 401. Each job has its own "
+                                    + "token: on a session cluster a job's operators are reachable "
+                                    + "only with that job's token.");
+
+    /** How long a REST connection may stay open without traffic. */
+    public static final ConfigOption<Duration> REST_IDLE_TIMEOUT =
+            ConfigOptions.key("rhino.rest.idle-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(30))
+                    .withDescription(
+                            "A REST connection that neither sends nor receives anything for this "
+                                    + "long is closed. Taken from the job that starts the "
+                                    + "JobManager's REST server.");
+
+    /** How long a REST client may take to send one request, from its first byte to its last. */
+    public static final ConfigOption<Duration> REST_REQUEST_TIMEOUT =
+            ConfigOptions.key("rhino.rest.request-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription(
+                            "A REST request that has not arrived whole this long after its first "
+                                    + "byte (a slow or stalled client) is answered 408 and its "
+                                    + "connection closed. Taken from the job that starts the "
+                                    + "JobManager's REST server.");
+
+    /** How many REST connections may be open at once. */
+    public static final ConfigOption<Integer> REST_MAX_CONNECTIONS =
+            ConfigOptions.key("rhino.rest.max-connections")
+                    .intType()
+                    .defaultValue(64)
+                    .withDescription(
+                            "The most REST connections open at once; a request on a connection "
+                                    + "beyond it is answered 503 and the connection closed (one "
+                                    + "that sends nothing is closed after "
+                                    + "'rhino.rest.request-timeout'). "
+                                    + "Taken from the job that starts the JobManager's REST "
+                                    + "server.");
 
     /** Whether the auto-balancer rebalances skewed operators by itself. */
     public static final ConfigOption<Boolean> BALANCER_AUTO =

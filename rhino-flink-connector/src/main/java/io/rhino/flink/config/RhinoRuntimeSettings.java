@@ -50,7 +50,14 @@ public record RhinoRuntimeSettings(
     private static final long serialVersionUID = 1L;
 
     /** Rhino's REST server. */
-    public record Rest(boolean enabled, String bindAddress, int port, String authToken)
+    public record Rest(
+            boolean enabled,
+            String bindAddress,
+            int port,
+            String authToken,
+            Duration idleTimeout,
+            Duration requestTimeout,
+            int maxConnections)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
@@ -69,6 +76,12 @@ public record RhinoRuntimeSettings(
                     + port
                     + ", authToken="
                     + (token().isPresent() ? "(set)" : "(none)")
+                    + ", idleTimeout="
+                    + idleTimeout
+                    + ", requestTimeout="
+                    + requestTimeout
+                    + ", maxConnections="
+                    + maxConnections
                     + "]";
         }
     }
@@ -294,6 +307,14 @@ public record RhinoRuntimeSettings(
         if (rest.bindAddress() == null || rest.bindAddress().isBlank()) {
             throw invalid(RhinoOptions.REST_BIND_ADDRESS, rest.bindAddress(), "an address");
         }
+        requirePositive(RhinoOptions.REST_IDLE_TIMEOUT.key(), rest.idleTimeout());
+        requirePositive(RhinoOptions.REST_REQUEST_TIMEOUT.key(), rest.requestTimeout());
+        if (rest.maxConnections() < 1) {
+            throw invalid(
+                    RhinoOptions.REST_MAX_CONNECTIONS,
+                    rest.maxConnections(),
+                    "at least 1 connection");
+        }
     }
 
     /** The settings in {@code config}, with the stream's own handover timeout. */
@@ -308,7 +329,10 @@ public record RhinoRuntimeSettings(
                         config.get(RhinoOptions.REST_ENABLED),
                         config.get(RhinoOptions.REST_BIND_ADDRESS),
                         config.get(RhinoOptions.REST_PORT),
-                        config.getOptional(RhinoOptions.REST_AUTH_TOKEN).orElse(null)),
+                        config.getOptional(RhinoOptions.REST_AUTH_TOKEN).orElse(null),
+                        config.get(RhinoOptions.REST_IDLE_TIMEOUT),
+                        config.get(RhinoOptions.REST_REQUEST_TIMEOUT),
+                        config.get(RhinoOptions.REST_MAX_CONNECTIONS)),
                 new Balancer(
                         config.get(RhinoOptions.BALANCER_AUTO),
                         config.get(RhinoOptions.BALANCER_INTERVAL),

@@ -217,7 +217,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     @Override
     public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
         if (hub != null) {
-            hub.gateGone(subtask, attemptNumber, "gate subtask " + subtask + " failed: " + reason);
+            hub.gateGone(subtask, attemptNumber, hub.attemptEnded("gate", subtask, reason));
         }
     }
 

@@ -75,6 +75,8 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     private volatile OperatorCoordinator.Context gateContext;
     private final int routerParallelism;
     private volatile boolean failingOver;
+    // the first failure of the failover under way, named for the attempts Flink cancels after it
+    private String failoverCause;
     private final CheckpointAdmission checkpointAdmission = new CheckpointAdmission();
     private HandoverManager manager;
     private volatile VnodeLoads loads;
@@ -247,6 +249,18 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     /** A gate's report and when it arrived here (ages are aged by this JVM's clock only). */
     private record ReceivedProgress(ReplicationProgress progress, long receivedAtMillis) {}
 
+    @Override
+    public boolean servedOverRest() {
+        RhinoRuntimeSettings current = settings;
+        return current != null && current.rest().enabled();
+    }
+
+    @Override
+    public Optional<String> restToken() {
+        RhinoRuntimeSettings current = settings;
+        return current == null ? Optional.empty() : current.rest().token();
+    }
+
     /** The settings the operator's gate coordinator runs with, once it started. */
     Optional<RhinoRuntimeSettings> settings() {
         return Optional.ofNullable(settings);
@@ -386,6 +400,29 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     }
 
     /** A gate attempt failed ({@code attempt} >= 0) or is being reset ({@code attempt} = -1). */
+    /**
+     * Why a router or gate attempt ended, for the suspension and the handovers it fails. Flink
+     * gives no reason for an attempt it cancels (its region restarts after another task failed, or
+     * the job is cancelled): that one is named a cancellation, after the failure that caused it
+     * when this operator saw one.
+     */
+    synchronized String attemptEnded(String role, int subtask, Throwable reason) {
+        if (reason != null) {
+            String failure = role + " subtask " + subtask + " failed: " + reason;
+            if (failoverCause == null) {
+                failoverCause = failure;
+            }
+            return failure;
+        }
+        return role
+                + " subtask "
+                + subtask
+                + " was cancelled while the job failed over"
+                + (failoverCause != null
+                        ? " after " + failoverCause
+                        : " (after a task of another operator failed) or was cancelled");
+    }
+
     synchronized void gateGone(int subtask, int attempt, String reason) {
         gates.remove(subtask);
         gateTaskManagers.remove(subtask);
@@ -429,6 +466,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                                         table);
                             }
                             manager.resume(table);
+                            failoverCause = null;
                             sendReplicationChains();
                         });
     }

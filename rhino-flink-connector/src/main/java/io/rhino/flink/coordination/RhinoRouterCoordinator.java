@@ -88,8 +88,7 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
     @Override
     public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
         if (hub != null) {
-            hub.routerGone(
-                    subtask, attemptNumber, "router subtask " + subtask + " failed: " + reason);
+            hub.routerGone(subtask, attemptNumber, hub.attemptEnded("router", subtask, reason));
         }
     }
 

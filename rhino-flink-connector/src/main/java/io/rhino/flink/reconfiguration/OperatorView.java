@@ -56,6 +56,16 @@ public interface OperatorView {
         return Map.of();
     }
 
+    /** Whether the operator's job serves it over REST ({@code rhino.rest.enabled}). */
+    default boolean servedOverRest() {
+        return true;
+    }
+
+    /** The bearer token REST requests about the operator's job must carry, if its job set one. */
+    default Optional<String> restToken() {
+        return Optional.empty();
+    }
+
     /** How the operator's checkpoints are replicated, and how far each subtask got. */
     default ReplicationView replication() {
         return ReplicationView.NONE;

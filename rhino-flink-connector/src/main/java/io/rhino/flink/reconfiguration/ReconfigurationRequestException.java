@@ -16,7 +16,7 @@ package io.rhino.flink.reconfiguration;
 
 /**
  * A reconfiguration request that cannot be accepted; nothing changed. The reason says what is wrong
- * and what to do; the kind says how the REST API answers (404, 400, 409 or 503).
+ * and what to do; the kind says how the REST API answers (404, 400, 409, 410 or 503).
  */
 public final class ReconfigurationRequestException extends RuntimeException {
 
@@ -28,9 +28,11 @@ public final class ReconfigurationRequestException extends RuntimeException {
         NOT_FOUND,
         /** The request is malformed or contradicts the operator's state. */
         INVALID,
-        /** Another handover runs on the operator. */
+        /** Another handover runs on the operator, or the request id was used before on it. */
         CONFLICT,
-        /** The operator cannot take handovers now (starting, restoring, ending): retry later. */
+        /** The operator takes no handover any more (its input ended): retrying cannot help. */
+        GONE,
+        /** The operator cannot take handovers now (starting, restoring): retry later. */
         UNAVAILABLE
     }
 

@@ -228,6 +228,11 @@ public final class Reconfigurer {
                             for (Launch launch : launches) {
                                 steps.add(launch.submit(requestId));
                             }
+                            // refused by every manager (e.g. every input ended): nothing started
+                            if (steps.stream()
+                                    .allMatch(step -> step.result().isCompletedExceptionally())) {
+                                refuseIfRefusedAtOnce(steps.get(0));
+                            }
                             return steps;
                         });
     }
@@ -332,13 +337,27 @@ public final class Reconfigurer {
             if (cause instanceof InvalidHandoverException) {
                 throw ReconfigurationRequestException.invalid(cause.getMessage());
             }
-            if (cause instanceof HandoverRejectedException) {
+            if (cause instanceof HandoverRejectedException rejected) {
+                throw new ReconfigurationRequestException(reasonOf(rejected), cause.getMessage());
+            }
+            if (cause instanceof IllegalStateException) {
+                // the manager closed: its coordinator ended with the job
                 throw new ReconfigurationRequestException(
-                        ReconfigurationRequestException.Reason.UNAVAILABLE, cause.getMessage());
+                        ReconfigurationRequestException.Reason.GONE, cause.getMessage());
             }
             throw new ReconfigurationRequestException(
                     ReconfigurationRequestException.Reason.UNAVAILABLE, String.valueOf(cause));
         }
+    }
+
+    /** 503 only for what passes; an id taken or an ended input answer for good. */
+    private static ReconfigurationRequestException.Reason reasonOf(
+            HandoverRejectedException rejected) {
+        return switch (rejected.reason()) {
+            case BUSY, ID_TAKEN -> ReconfigurationRequestException.Reason.CONFLICT;
+            case INPUT_ENDED -> ReconfigurationRequestException.Reason.GONE;
+            case CHECKPOINT, SUSPENDED -> ReconfigurationRequestException.Reason.UNAVAILABLE;
+        };
     }
 
     private static List<VnodeMove> planMoves(

@@ -15,8 +15,11 @@
 package io.rhino.flink.api.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -32,7 +35,15 @@ import java.util.TreeSet;
  */
 final class JsonBody {
 
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * Strict: trailing text after the object, and a key given twice (which of the two would count?)
+     * are errors, not silently dropped.
+     */
+    static final ObjectMapper MAPPER =
+            JsonMapper.builder()
+                    .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                    .build();
 
     private final ObjectNode root;
 
@@ -90,7 +101,12 @@ final class JsonBody {
         if (!value.isNumber()) {
             throw wrongType(field, value, "a number");
         }
-        return Optional.of(value.asDouble());
+        double number = value.asDouble();
+        if (!Double.isFinite(number)) {
+            // e.g. 1e400: Jackson reads it as Infinity, which would pass any lower bound
+            throw wrongType(field, value, "a finite number");
+        }
+        return Optional.of(number);
     }
 
     int requiredInt(String field) {

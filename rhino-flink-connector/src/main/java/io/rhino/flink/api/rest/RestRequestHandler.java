@@ -29,14 +29,14 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.rhino.flink.reconfiguration.ReconfigurationRequestException;
 import io.rhino.handover.operation.ReconfigurationConflictException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers one aggregated HTTP request: checks the bearer token, dispatches to the API and writes
- * its JSON, mapping refusals to their status codes ({"errors": [...]}).
+ * Answers one aggregated request: malformed HTTP is a 400 that closes the connection (what follows
+ * it cannot be framed), then the {@link RequestGuard}'s checks, the bearer token, and the API.
+ * Every answer is JSON; errors are {@code {"errors": ["..."]}}.
  */
 final class RestRequestHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
@@ -44,37 +44,41 @@ final class RestRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
     private static final int RETRY_AFTER_SECONDS = 5;
 
     private final RhinoRestApi api;
-    private final Optional<byte[]> expectedAuthorization;
+    private final RequestGuard guard;
 
-    RestRequestHandler(RhinoRestApi api, Optional<String> token) {
+    RestRequestHandler(RhinoRestApi api, RequestGuard guard) {
         this.api = api;
-        this.expectedAuthorization =
-                token.map(t -> ("Bearer " + t).getBytes(StandardCharsets.UTF_8));
+        this.guard = guard;
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-        RestResponse response;
         if (!request.decoderResult().isSuccess()) {
-            response = error(HttpResponseStatus.BAD_REQUEST, "Malformed HTTP request");
-        } else if (!authorized(request)) {
-            response =
+            Throwable cause = request.decoderResult().cause();
+            write(
+                    ctx,
+                    request,
                     error(
-                            HttpResponseStatus.UNAUTHORIZED,
-                            "Missing or wrong token: send 'Authorization: Bearer <token>' with"
-                                    + " the token of rhino.rest.auth-token");
-        } else {
-            response = answer(request);
+                            HttpResponseStatus.BAD_REQUEST,
+                            "Malformed HTTP request: "
+                                    + (cause == null ? "unreadable" : cause.getMessage())
+                                    + "; the connection is closed"),
+                    true);
+            return;
         }
-        write(ctx, request, response);
+        write(ctx, request, answer(request), !HttpUtil.isKeepAlive(request));
     }
 
     private RestResponse answer(FullHttpRequest request) {
         try {
+            guard.check(request);
+            Optional<String> token =
+                    BearerToken.of(request.headers().get(HttpHeaderNames.AUTHORIZATION));
             return api.handle(
                     request.method(),
                     request.uri(),
-                    request.content().toString(StandardCharsets.UTF_8));
+                    request.content().toString(StandardCharsets.UTF_8),
+                    token);
         } catch (RestException e) {
             return error(e.status(), e.getMessage());
         } catch (ReconfigurationConflictException e) {
@@ -84,6 +88,7 @@ final class RestRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
                 case NOT_FOUND -> error(HttpResponseStatus.NOT_FOUND, e.getMessage());
                 case INVALID -> error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
                 case CONFLICT -> error(HttpResponseStatus.CONFLICT, e.getMessage());
+                case GONE -> error(HttpResponseStatus.GONE, e.getMessage());
                 case UNAVAILABLE ->
                         new RestResponse(
                                 HttpResponseStatus.SERVICE_UNAVAILABLE,
@@ -99,22 +104,15 @@ final class RestRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         }
     }
 
-    private boolean authorized(FullHttpRequest request) {
-        if (expectedAuthorization.isEmpty()) {
-            return true;
-        }
-        String given = request.headers().get(HttpHeaderNames.AUTHORIZATION);
-        return given != null
-                && MessageDigest.isEqual(
-                        expectedAuthorization.get(), given.getBytes(StandardCharsets.UTF_8));
-    }
-
     private static RestResponse error(HttpResponseStatus status, String message) {
         return RestResponse.of(status, RhinoRestApi.errors(message));
     }
 
     private static void write(
-            ChannelHandlerContext ctx, FullHttpRequest request, RestResponse response) {
+            ChannelHandlerContext ctx,
+            FullHttpRequest request,
+            RestResponse response,
+            boolean close) {
         byte[] json;
         try {
             json =
@@ -141,12 +139,12 @@ final class RestRequestHandler extends SimpleChannelInboundHandler<FullHttpReque
         if (response.status().equals(HttpResponseStatus.UNAUTHORIZED)) {
             http.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"rhino\"");
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
-        if (keepAlive) {
+        if (close) {
+            http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.writeAndFlush(http).addListener(ChannelFutureListener.CLOSE);
+        } else {
             http.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
             ctx.writeAndFlush(http);
-        } else {
-            ctx.writeAndFlush(http).addListener(ChannelFutureListener.CLOSE);
         }
     }
 

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -31,8 +32,8 @@ import java.util.function.Function;
  */
 final class RestRoutes {
 
-    /** A matched request: its path parameters by template name. */
-    record Call(Map<String, String> parameters, String body) {
+    /** A matched request: its path parameters by template name, its body, its bearer token. */
+    record Call(Map<String, String> parameters, String body, Optional<String> token) {
         String parameter(String name) {
             return parameters.get(name);
         }
@@ -57,6 +58,12 @@ final class RestRoutes {
     }
 
     private final List<Route> routes = new ArrayList<>();
+    private final Consumer<Call> guard;
+
+    /** Routes whose every matched call passes {@code guard} first (it throws to refuse). */
+    RestRoutes(Consumer<Call> guard) {
+        this.guard = guard;
+    }
 
     RestRoutes add(HttpMethod method, String template, Function<Call, RestResponse> handler) {
         routes.add(new Route(method, template, handler));
@@ -68,7 +75,7 @@ final class RestRoutes {
         return routes.stream().map(r -> r.method() + " " + r.template()).toList();
     }
 
-    RestResponse dispatch(HttpMethod method, String uri, String body) {
+    RestResponse dispatch(HttpMethod method, String uri, String body, Optional<String> token) {
         List<String> segments = segmentsOf(uri);
         TreeSet<String> allowed = new TreeSet<>();
         for (Route route : routes) {
@@ -77,7 +84,9 @@ final class RestRoutes {
                 continue;
             }
             if (route.method().equals(method)) {
-                return route.handler().apply(new Call(parameters.get(), body));
+                Call call = new Call(parameters.get(), body, token);
+                guard.accept(call);
+                return route.handler().apply(call);
             }
             allowed.add(route.method().name());
         }
@@ -87,7 +96,7 @@ final class RestRoutes {
                     RhinoRestApi.errors(
                             method
                                     + " is not allowed on "
-                                    + new QueryStringDecoder(uri).path()
+                                    + new QueryStringDecoder(uri).rawPath()
                                     + "; allowed: "
                                     + String.join(", ", allowed)),
                     String.join(", ", allowed),
@@ -95,19 +104,37 @@ final class RestRoutes {
         }
         throw RestException.notFound(
                 "No such resource: "
-                        + new QueryStringDecoder(uri).path()
+                        + new QueryStringDecoder(uri).rawPath()
                         + " (the API lives under /rhino/v1; see /rhino/v1/openapi.json)");
     }
 
-    /** The decoded, non-empty path segments; a segment may hold an encoded '/' or ':'. */
+    /**
+     * The decoded, non-empty path segments; a segment may hold an encoded '/' or ':'.
+     *
+     * @throws RestException 400 for a malformed percent-escape
+     */
     private static List<String> segmentsOf(String uri) {
         String rawPath = new QueryStringDecoder(uri).rawPath();
         List<String> segments = new ArrayList<>();
         for (String raw : rawPath.split("/")) {
             if (!raw.isEmpty()) {
-                segments.add(QueryStringDecoder.decodeComponent(raw));
+                segments.add(decode(raw));
             }
         }
         return segments;
+    }
+
+    private static String decode(String raw) {
+        try {
+            return QueryStringDecoder.decodeComponent(raw);
+        } catch (IllegalArgumentException e) {
+            throw RestException.badRequest(
+                    "The path segment '"
+                            + (raw.length() > 60 ? raw.substring(0, 60) + "..." : raw)
+                            + "' has a malformed percent-escape ("
+                            + e.getMessage()
+                            + "); encode '%' as %25 and every other escape as % and two hex"
+                            + " digits");
+        }
     }
 }

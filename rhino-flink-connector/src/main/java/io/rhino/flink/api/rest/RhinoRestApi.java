@@ -32,6 +32,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -49,20 +50,22 @@ final class RhinoRestApi {
     private static final String OPERATOR = "/rhino/v1/jobs/{jobId}/operators/{operator}";
 
     private final RhinoDirectory directory;
+    private final RestAccess access;
     private final Reconfigurer reconfigurer;
     private final double defaultMaxImbalance;
     private final RestRoutes routes;
     private final JsonNode openApi;
 
     RhinoRestApi(RhinoDirectory directory, double defaultMaxImbalance) {
-        this.directory = directory;
-        this.reconfigurer = new Reconfigurer(directory);
+        this.access = new RestAccess(directory);
+        this.directory = access.served();
+        this.reconfigurer = new Reconfigurer(this.directory);
         this.defaultMaxImbalance = defaultMaxImbalance;
         this.openApi = readOpenApi();
         this.routes =
-                new RestRoutes()
+                new RestRoutes(this::checkAccess)
                         .add(HttpMethod.GET, "/rhino/v1/openapi.json", call -> ok(openApi))
-                        .add(HttpMethod.GET, "/rhino/v1/jobs", call -> jobs())
+                        .add(HttpMethod.GET, "/rhino/v1/jobs", this::jobs)
                         .add(HttpMethod.GET, "/rhino/v1/jobs/{jobId}/operators", this::operators)
                         .add(HttpMethod.GET, OPERATOR, this::operator)
                         .add(HttpMethod.GET, OPERATOR + "/handovers", this::recentHandovers)
@@ -90,18 +93,43 @@ final class RhinoRestApi {
         return routes.describe();
     }
 
-    RestResponse handle(HttpMethod method, String uri, String body) {
-        return routes.dispatch(method, uri, body);
+    /**
+     * Answers a request; {@code token} is the bearer token it carried, if any.
+     *
+     * @throws RestException and the reconfiguration exceptions for refused requests
+     */
+    RestResponse handle(HttpMethod method, String uri, String body, Optional<String> token) {
+        return routes.dispatch(method, uri, body, token);
+    }
+
+    /** Every resource of a job needs the job's token; the others are open (see {@link #jobs}). */
+    private void checkAccess(RestRoutes.Call call) {
+        String jobId = call.parameter("jobId");
+        if (jobId != null) {
+            access.checkJob(jobId, call.token());
+        }
     }
 
     // ------------------------------------------------------------------ reads
 
-    private RestResponse jobs() {
+    /**
+     * The jobs the caller may see: those whose token it carries and those without one. A caller
+     * that may see none of the running jobs is told so with 401.
+     */
+    private RestResponse jobs(RestRoutes.Call call) {
         Map<String, List<String>> operatorsByJob = new TreeMap<>();
         for (OperatorView operator : directory.operators()) {
             operatorsByJob
                     .computeIfAbsent(operator.jobId(), j -> new ArrayList<>())
                     .add(operator.name());
+        }
+        boolean anyRunning = !operatorsByJob.isEmpty();
+        operatorsByJob.keySet().removeIf(job -> !access.admits(job, call.token()));
+        if (anyRunning && operatorsByJob.isEmpty()) {
+            throw BearerToken.unauthorized(
+                    (call.token().isPresent() ? "Wrong token" : "Missing token")
+                            + ": no running job takes it; send 'Authorization: Bearer <token>'"
+                            + " with a job's rhino.rest.auth-token");
         }
         ArrayNode jobs = MAPPER.createArrayNode();
         operatorsByJob.forEach(

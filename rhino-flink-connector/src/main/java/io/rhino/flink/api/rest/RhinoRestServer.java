@@ -16,15 +16,9 @@ package io.rhino.flink.api.rest;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.config.RhinoRuntimeSettings;
@@ -40,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * Rhino's REST server: one per JobManager process (per class loader that holds Rhino's classes),
  * started by the first Rhino operator's coordinator and stopped with the last ({@link #acquire}).
  * Netty's HTTP codec, one event-loop thread, bodies up to {@link #MAX_BODY_BYTES} (larger ones are
- * answered 413 by the aggregator).
+ * answered 413 by the aggregator). The address, port, timeouts and connection cap are those of the
+ * job that started it; tokens and {@code rhino.rest.enabled} are each job's own ({@link
+ * RestAccess}).
  */
 public final class RhinoRestServer {
 
@@ -54,10 +50,13 @@ public final class RhinoRestServer {
 
     private final EventLoopGroup group;
     private final Channel channel;
+    private final RhinoRuntimeSettings.Rest settings;
 
-    private RhinoRestServer(EventLoopGroup group, Channel channel) {
+    private RhinoRestServer(
+            EventLoopGroup group, Channel channel, RhinoRuntimeSettings.Rest settings) {
         this.group = group;
         this.channel = channel;
+        this.settings = settings;
     }
 
     /** Released by the operator that acquired it; the last release stops the server. */
@@ -75,6 +74,13 @@ public final class RhinoRestServer {
             RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
         if (running == null && users == 0) {
             running = start(settings, directory, maxImbalance).orElse(null);
+        } else if (running != null && !running.servesAsAsked(settings)) {
+            LOG.warn(
+                    "A Rhino job asks for a REST server with {}, but this JobManager's server"
+                            + " already runs with {} (the first job's): the job is served there,"
+                            + " with its own token",
+                    settings,
+                    running.settings);
         }
         users++;
         boolean[] released = {false};
@@ -98,6 +104,16 @@ public final class RhinoRestServer {
                 .map(server -> (InetSocketAddress) server.channel.localAddress());
     }
 
+    /** Whether the server's address and connection settings are those {@code asked} names. */
+    private boolean servesAsAsked(RhinoRuntimeSettings.Rest asked) {
+        InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
+        return asked.bindAddress().equals(settings.bindAddress())
+                && (asked.port() == 0 || asked.port() == bound.getPort())
+                && asked.idleTimeout().equals(settings.idleTimeout())
+                && asked.requestTimeout().equals(settings.requestTimeout())
+                && asked.maxConnections() == settings.maxConnections();
+    }
+
     private static Optional<RhinoRestServer> start(
             RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
         RhinoRestApi api = new RhinoRestApi(directory, maxImbalance);
@@ -110,32 +126,17 @@ public final class RhinoRestServer {
                             .group(group)
                             .channel(NioServerSocketChannel.class)
                             .childHandler(
-                                    new ChannelInitializer<SocketChannel>() {
-                                        @Override
-                                        protected void initChannel(SocketChannel ch) {
-                                            ch.pipeline()
-                                                    .addLast(
-                                                            new IdleStateHandler(
-                                                                    0, 0, 60, TimeUnit.SECONDS))
-                                                    .addLast(new HttpServerCodec())
-                                                    .addLast(new HttpServerKeepAliveHandler())
-                                                    .addLast(
-                                                            new HttpObjectAggregator(
-                                                                    MAX_BODY_BYTES))
-                                                    .addLast(
-                                                            new RestRequestHandler(
-                                                                    api, settings.token()));
-                                        }
-                                    })
+                                    new RestChannelInitializer(
+                                            api, settings, new RequestGuard(address)))
                             .bind(address, settings.port())
                             .sync()
                             .channel();
             InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
             LOG.info(
-                    "Rhino REST API listening on http://{}:{}/rhino/v1 ({})",
+                    "Rhino REST API listening on http://{}:{}/rhino/v1 (the first job {})",
                     bound.getHostString(),
                     bound.getPort(),
-                    settings.token().isPresent() ? "bearer token required" : "no token");
+                    settings.token().isPresent() ? "requires a bearer token" : "has no token");
             if (settings.token().isEmpty() && !address.isLoopbackAddress()) {
                 LOG.warn(
                         "Rhino REST API binds {} without '{}': anyone who reaches it can move"
@@ -143,7 +144,7 @@ public final class RhinoRestServer {
                         settings.bindAddress(),
                         RhinoOptions.REST_AUTH_TOKEN.key());
             }
-            return Optional.of(new RhinoRestServer(group, channel));
+            return Optional.of(new RhinoRestServer(group, channel, settings));
         } catch (Exception e) {
             LOG.error(
                     "Rhino REST API could not listen on {}:{} ({}); the job runs on without it."

@@ -50,7 +50,11 @@ class RestOpenApiTest {
     @Test
     void theServedDocumentIsTheCheckedInOne() throws Exception {
         JsonNode served =
-                api.handle(io.netty.handler.codec.http.HttpMethod.GET, "/rhino/v1/openapi.json", "")
+                api.handle(
+                                io.netty.handler.codec.http.HttpMethod.GET,
+                                "/rhino/v1/openapi.json",
+                                "",
+                                java.util.Optional.empty())
                         .body();
         JsonNode checkedIn = new ObjectMapper().readTree(Files.readString(CHECKED_IN));
         assertThat(served)

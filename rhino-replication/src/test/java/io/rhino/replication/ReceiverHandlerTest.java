@@ -48,27 +48,44 @@ class ReceiverHandlerTest {
                     throw new AssertionError("no chain here");
                 };
         return new EmbeddedChannel(
-                ReplicationCodec.frameDecoder(),
-                new ReplicationCodec(),
-                new ReceiverHandler(
-                        store,
-                        new Authentication(SECRET),
-                        noForwarding,
-                        (file, target, to) ->
-                                java.util.concurrent.CompletableFuture.failedFuture(
-                                        new UnsupportedOperationException("no pushing here")),
-                        "self:1",
-                        stats));
+                ReplicationPipeline.serverHandlers(
+                        new ServerHandshake(
+                                new Authentication(SECRET),
+                                "self:1",
+                                stats,
+                                ReplicationLimits.DEFAULTS.handshakeTimeout()),
+                        new ReceiverHandler(
+                                store,
+                                noForwarding,
+                                (file, target, to) ->
+                                        java.util.concurrent.CompletableFuture.failedFuture(
+                                                new UnsupportedOperationException(
+                                                        "no pushing here")),
+                                "self:1",
+                                stats,
+                                ReplicationLimits.DEFAULTS)));
     }
 
     /** Answers the challenge as a peer that knows the secret. */
     private void authenticate(EmbeddedChannel channel) {
         ReplicationMessage.Challenge challenge = (ReplicationMessage.Challenge) read(channel);
+        byte[] nonce = Authentication.nonce();
         write(
                 channel,
                 new ReplicationMessage.Hello(
-                        "peer:2", new Authentication(SECRET).prove(challenge.nonce(), "peer:2")));
-        assertThat(read(channel)).isInstanceOf(ReplicationMessage.Welcome.class);
+                        "peer:2",
+                        new Authentication(SECRET).prove(challenge.nonce(), "peer:2"),
+                        nonce));
+        ReplicationMessage welcome = read(channel);
+        assertThat(welcome).isInstanceOf(ReplicationMessage.Welcome.class);
+        assertThat(
+                        new Authentication(SECRET)
+                                .acceptsReceiver(
+                                        nonce,
+                                        "peer:2",
+                                        ((ReplicationMessage.Welcome) welcome).proof()))
+                .as("the receiver proves it knows the secret too")
+                .isTrue();
     }
 
     @Test
@@ -184,6 +201,7 @@ class ReceiverHandlerTest {
         assertThat(encoded).as("a reply").isNotNull();
         EmbeddedChannel decoder =
                 new EmbeddedChannel(ReplicationCodec.frameDecoder(), new ReplicationCodec());
+        ReplicationCodec.markAuthenticated(decoder); // as the peer, which authenticated
         decoder.writeInbound(encoded);
         return decoder.readInbound();
     }

@@ -40,7 +40,8 @@ public final class ChunkEncoder extends MessageToMessageEncoder<Object> {
         long length;
         if (message instanceof ReplicationMessage.Chunk chunk) {
             stream = chunk.stream();
-            data = chunk.data();
+            // the encoder releases the chunk after this; its data goes on
+            data = chunk.data().retain();
             length = chunk.data().readableBytes();
         } else {
             FileChunk chunk = (FileChunk) message;

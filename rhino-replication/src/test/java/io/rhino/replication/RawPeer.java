@@ -104,6 +104,32 @@ final class RawPeer implements AutoCloseable {
         return last;
     }
 
+    /**
+     * Ends this side's output, as a peer that is done, and reads until the other side closes too.
+     *
+     * @return the messages read before it closed
+     * @throws AssertionError if it stays open for {@code timeoutMillis}
+     */
+    java.util.List<ReplicationMessage> finish(int timeoutMillis) throws IOException {
+        java.util.List<ReplicationMessage> replies = new java.util.ArrayList<>();
+        try {
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            return replies; // closed already
+        }
+        socket.setSoTimeout(timeoutMillis);
+        try {
+            for (ReplicationMessage message = read(); message != null; message = read()) {
+                replies.add(message);
+            }
+        } catch (SocketTimeoutException e) {
+            throw new AssertionError("the connection is still open after " + timeoutMillis + " ms");
+        } catch (IOException e) {
+            // reset by the other side: closed as well
+        }
+        return replies;
+    }
+
     /** The first message, or null if the other side closed the connection without one. */
     ReplicationMessage awaitClosedOrFirst() throws IOException {
         try {

@@ -24,6 +24,7 @@ import io.netty.util.AttributeKey;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * Encodes and decodes {@link ReplicationMessage}s as frames {@code [int length][byte type][body]}.
@@ -34,6 +35,10 @@ import java.util.List;
  * this side allocate nothing beyond one small frame. An unknown type, a string or list above its
  * limit, or a body that does not match its type is a {@link CorruptedFrameException}; the handlers
  * log it and close the connection.
+ *
+ * <p>Every frame but a chunk ends with the CRC32C of its type and body: a bit flipped on the wire
+ * in a path, a size, a file's checksum, a stream id of an ack, or a credit is found like one in a
+ * file's data, which the file's own CRC32C covers end to end.
  */
 public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessage> {
 
@@ -57,6 +62,9 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
     private static final byte WELCOME = 3;
     private static final byte OPEN = 4;
     static final byte CHUNK = 5;
+
+    /** The CRC32C at the end of every frame but a chunk. */
+    private static final int TRAILER_BYTES = 4;
 
     /** Length, type and stream id in front of a chunk's data. */
     static final int CHUNK_HEADER_BYTES = 4 + 1 + 8;
@@ -127,16 +135,25 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
             out.writeLong(f.stream());
             writeString(out, truncate(f.reason()));
         }
+        if (!(message instanceof ReplicationMessage.Chunk)) {
+            CRC32C crc = new CRC32C();
+            crc.update(out.nioBuffer(lengthIndex + 4, out.writerIndex() - lengthIndex - 4));
+            out.writeInt((int) crc.getValue());
+        }
         out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
-        byte type = frame.readByte();
+        byte type = frame.getByte(frame.readerIndex());
         if (!isAuthenticated(ctx.channel()) && !isHandshake(type)) {
             throw new UnauthenticatedFrameException(
                     "sent a frame of type " + name(type) + " before authenticating");
         }
+        if (type != CHUNK) {
+            checkTrailer(frame, type);
+        }
+        frame.skipBytes(1);
         ReplicationMessage message =
                 switch (type) {
                     case CHALLENGE -> new ReplicationMessage.Challenge(readBytes(frame));
@@ -165,6 +182,23 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
                     frame.readableBytes() + " unexpected bytes after a message of type " + type);
         }
         out.add(message);
+    }
+
+    /** Checks and strips the CRC32C at the frame's end. */
+    private static void checkTrailer(ByteBuf frame, byte type) {
+        int body = frame.readableBytes() - TRAILER_BYTES;
+        if (body < 1) {
+            throw new CorruptedFrameException(
+                    "a frame of type " + name(type) + " without its checksum");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(frame.nioBuffer(frame.readerIndex(), body));
+        int expected = frame.getInt(frame.readerIndex() + body);
+        if ((int) crc.getValue() != expected) {
+            throw new CorruptedFrameException(
+                    "a frame of type " + name(type) + " damaged in transit (checksum mismatch)");
+        }
+        frame.writerIndex(frame.readerIndex() + body);
     }
 
     private static boolean isHandshake(byte type) {

@@ -34,11 +34,13 @@ import org.slf4j.LoggerFactory;
  * for each stream writes the chunks into the store, passes them on down the chain while writing
  * (pipelined), verifies the CRC32C once the last byte is in, and acks upstream only when the file
  * is stored here and acked downstream. Every refusal (bad path, checksum mismatch, full disk, dead
- * downstream member, a file above the size limit, too many streams) fails that stream with a reason
- * naming this member and removes its partial file; protocol violations (a chunk beyond the credit
- * granted, a reused stream id) and a connection that sends nothing for the idle timeout close the
- * connection. Each is logged and counted as refused. Chunks are released when read ({@link
- * SimpleChannelInboundHandler}); one passed on down the chain is retained for it. Event-loop only.
+ * downstream member, a downstream member the {@link PeerPolicy} does not know, a fetch answered to
+ * another address than the fetching member's, a file above the size limit, too many streams) fails
+ * that stream with a reason naming this member and removes its partial file; protocol violations (a
+ * chunk beyond the credit granted, a reused stream id) and a connection that sends nothing for the
+ * idle timeout close the connection. Each is logged and counted as refused. Chunks are released
+ * when read ({@link SimpleChannelInboundHandler}); one passed on down the chain is retained for it.
+ * Event-loop only.
  */
 final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessage> {
 
@@ -76,6 +78,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     private final String self;
     private final ReplicationStats stats;
     private final ReplicationLimits limits;
+    private final java.util.function.Supplier<PeerPolicy> policy;
     private final Map<Long, Incoming> streams = new HashMap<>();
     private int fetchesInFlight;
     private ChannelHandlerContext ctx;
@@ -87,8 +90,10 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             Pusher pusher,
             String self,
             ReplicationStats stats,
-            ReplicationLimits limits) {
+            ReplicationLimits limits,
+            java.util.function.Supplier<PeerPolicy> policy) {
         this.stats = stats;
+        this.policy = policy;
         this.store = store;
         this.forwarder = forwarder;
         this.pusher = pusher;
@@ -140,6 +145,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                                 + " bytes is above the limit of "
                                 + limits.maxFileBytes());
             }
+            checkDownstream(open);
             file = store.create(open.path(), id);
         } catch (IllegalArgumentException | IOException e) {
             refuseStream(id, "replica '" + open.path() + "'", e.getMessage());
@@ -195,6 +201,14 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         try {
             checkRoomForOneMore();
             replyTo = PeerAddress.parse(fetch.replyTo());
+            if (!replyTo.toString().equals(peer)) {
+                // else any peer could have this member send a replica to an address it names
+                throw new IOException(
+                        "a fetch is answered to the member asking only, "
+                                + peer
+                                + ", not to "
+                                + replyTo);
+            }
             file =
                     store.file(fetch.sourcePath())
                             .orElseThrow(
@@ -230,6 +244,19 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                                                             + "': "
                                                             + failure.getMessage()));
                         });
+    }
+
+    /** Refuses a chain whose next members the policy does not know for this file. */
+    private void checkDownstream(ReplicationMessage.Open open) throws IOException {
+        for (String member : open.downstream()) {
+            PeerAddress hop = PeerAddress.parse(member);
+            if (!policy.get().mayForward(open.path(), hop)) {
+                throw new IOException(
+                        "the chain names "
+                                + hop
+                                + ", which is no replication member of this file's job here");
+            }
+        }
     }
 
     /** Refuses one more stream or fetch on a connection that has as many as it may. */

@@ -82,6 +82,7 @@ public final class ReplicationService implements AutoCloseable {
             new HashMap<>();
     // accepted connections open now; the service's one event loop alone changes it
     private int acceptedConnections;
+    private volatile PeerPolicy peerPolicy = PeerPolicy.ANY;
 
     private ReplicationService(ReplicationConfig config) throws IOException {
         this.config = config;
@@ -150,6 +151,11 @@ public final class ReplicationService implements AutoCloseable {
 
     public ReplicaStore store() {
         return store;
+    }
+
+    /** From now on, the members named downstream in a peer's OPEN must pass {@code policy}. */
+    public void setPeerPolicy(PeerPolicy policy) {
+        this.peerPolicy = java.util.Objects.requireNonNull(policy, "policy");
     }
 
     /**
@@ -464,7 +470,8 @@ public final class ReplicationService implements AutoCloseable {
                                                         replicate(file, target, List.of(to)),
                                                 self,
                                                 stats,
-                                                config.limits()));
+                                                config.limits(),
+                                                () -> peerPolicy));
                             }
                         })
                 .bind(config.bindHost(), port)

@@ -66,19 +66,24 @@ final class RawPeer implements AutoCloseable {
 
     /** The next message, or null once the other side closed the connection. */
     ReplicationMessage read() throws IOException {
-        int length;
         try {
-            length = in.readInt();
+            return readFrame(in);
         } catch (EOFException e) {
             return null;
         }
+    }
+
+    /** Reads one frame off {@code in} and decodes it as an authenticated peer would. */
+    static ReplicationMessage readFrame(DataInputStream in) throws IOException {
+        int length = in.readInt();
+        int lengthChecksum = in.readInt();
         byte[] frame = new byte[length];
         in.readFully(frame);
         EmbeddedChannel decoder =
                 new EmbeddedChannel(ReplicationCodec.frameDecoder(), new ReplicationCodec());
         ReplicationCodec.markAuthenticated(decoder);
-        ByteBuf bytes = decoder.alloc().buffer(4 + length);
-        bytes.writeInt(length).writeBytes(frame);
+        ByteBuf bytes = decoder.alloc().buffer(8 + length);
+        bytes.writeInt(length).writeInt(lengthChecksum).writeBytes(frame);
         decoder.writeInbound(bytes);
         return decoder.readInbound();
     }

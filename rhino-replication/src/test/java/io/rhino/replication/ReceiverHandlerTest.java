@@ -63,7 +63,8 @@ class ReceiverHandlerTest {
                                                         "no pushing here")),
                                 "self:1",
                                 stats,
-                                ReplicationLimits.DEFAULTS)));
+                                ReplicationLimits.DEFAULTS,
+                                () -> PeerPolicy.ANY)));
     }
 
     /** Answers the challenge as a peer that knows the secret. */
@@ -128,6 +129,7 @@ class ReceiverHandlerTest {
         authenticate(channel);
         ByteBuf frame = Unpooled.buffer();
         frame.writeInt(ReplicationCodec.MAX_FRAME_BYTES + 1);
+        frame.writeInt(ReplicationCodec.lengthChecksum(ReplicationCodec.MAX_FRAME_BYTES + 1));
         frame.writeZero(ReplicationCodec.MAX_FRAME_BYTES + 1);
         channel.writeInbound(frame);
         assertThat(channel.isOpen()).isFalse();
@@ -138,8 +140,12 @@ class ReceiverHandlerTest {
         EmbeddedChannel channel = receiver();
         authenticate(channel);
         ByteBuf frame = Unpooled.buffer();
-        frame.writeInt(1);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(99);
+        frame.writeInt(5); // a type and its checksum
+        frame.writeInt(ReplicationCodec.lengthChecksum(5));
         frame.writeByte(99);
+        frame.writeInt((int) crc.getValue());
         channel.writeInbound(frame);
         assertThat(channel.isOpen()).isFalse();
     }

@@ -159,9 +159,10 @@ class ReplicationBoundsTest {
                 service("a", ReplicationLimits.DEFAULTS.withIdleTimeout(Duration.ofSeconds(1)));
         RawPeer member = peer(service);
         member.authenticate(SECRET, "member:1");
-        ByteBuffer header = ByteBuffer.allocate(5);
-        // the largest frame the decoder takes (its limit counts the length field)
-        header.putInt(ReplicationCodec.MAX_FRAME_BYTES - 4).put((byte) 5);
+        ByteBuffer header = ByteBuffer.allocate(9);
+        // the largest frame the decoder takes (its limit counts the length and its checksum)
+        int length = ReplicationCodec.MAX_FRAME_BYTES - 8;
+        header.putInt(length).putInt(ReplicationCodec.lengthChecksum(length)).put((byte) 5);
         member.sendRaw(header.array()); // a maximal frame announced, its body withheld
         long started = System.nanoTime();
         member.awaitClosed(5_000);
@@ -305,6 +306,54 @@ class ReplicationBoundsTest {
         sender.replicate(file, "job/op/vnode-1/1.sst", List.of(receiver.address()))
                 .get(30, TimeUnit.SECONDS);
         assertThat(receiver.store().verify("job/op/vnode-1/1.sst")).isTrue();
+    }
+
+    @Test
+    void anOpenNamingAHopThePolicyDoesNotKnowIsRefusedWithoutConnectingThere() throws Exception {
+        ReplicationService service = service("a", ReplicationLimits.DEFAULTS);
+        try (ServerSocket elsewhere =
+                new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            PeerAddress known = new PeerAddress("127.0.0.9", 9);
+            service.setPeerPolicy((path, hop) -> hop.equals(known));
+            List<Socket> reached = acceptForever(elsewhere);
+            RawPeer member = peer(service);
+            member.authenticate(SECRET, "member:1");
+            String hop = "127.0.0.1:" + elsewhere.getLocalPort();
+            member.send(
+                    new ReplicationMessage.Open(1, "job/op/vnode-1/1.sst", 10, 0, List.of(hop)));
+            ReplicationMessage.Fail refused = (ReplicationMessage.Fail) member.read();
+            assertThat(refused.reason()).contains(hop).contains("no replication member");
+            Thread.sleep(300);
+            assertThat(reached).as("connections the peer had the service make").isEmpty();
+            assertThat(service.stats().refusedRequests()).isEqualTo(1);
+            assertThat(ChangingFileTree.partialFiles(service.store().root())).isEmpty();
+        }
+    }
+
+    @Test
+    void aFetchIsAnsweredOnlyToTheMemberThatAsks() throws Exception {
+        ReplicationService holder = service("a", ReplicationLimits.DEFAULTS);
+        ReplicationService owner = service("b", ReplicationLimits.DEFAULTS);
+        Path file = temp.resolve("source.sst");
+        Files.write(file, new byte[1000]);
+        owner.replicate(file, "job/op/vnode-1/1.sst", List.of(holder.address()))
+                .get(30, TimeUnit.SECONDS);
+        try (ServerSocket elsewhere =
+                new ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            List<Socket> reached = acceptForever(elsewhere);
+            RawPeer member = peer(holder);
+            member.authenticate(SECRET, owner.address().toString());
+            String replyTo = "127.0.0.1:" + elsewhere.getLocalPort();
+            member.send(
+                    new ReplicationMessage.Fetch(1, "job/op/vnode-1/1.sst", "x/1.sst", replyTo));
+            ReplicationMessage.Fail refused = (ReplicationMessage.Fail) member.read();
+            assertThat(refused.reason()).contains("answered to the member asking only");
+            Thread.sleep(300);
+            assertThat(reached).as("connections the peer had the holder make").isEmpty();
+        }
+        // the owner itself still fetches its copy
+        owner.fetch(holder.address(), "job/op/vnode-1/1.sst", "x/1.sst").get(30, TimeUnit.SECONDS);
+        assertThat(owner.store().verify("x/1.sst")).isTrue();
     }
 
     private static void awaitRefused(ReplicationService service, long count) throws Exception {

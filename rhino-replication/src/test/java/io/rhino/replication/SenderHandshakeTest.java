@@ -212,14 +212,6 @@ class SenderHandshakeTest {
     }
 
     private static ReplicationMessage readFrame(DataInputStream in) throws IOException {
-        int length = in.readInt();
-        byte[] frame = new byte[length];
-        in.readFully(frame);
-        io.netty.channel.embedded.EmbeddedChannel decoder =
-                new io.netty.channel.embedded.EmbeddedChannel(
-                        ReplicationCodec.frameDecoder(), new ReplicationCodec());
-        ReplicationCodec.markAuthenticated(decoder);
-        decoder.writeInbound(Unpooled.buffer().writeInt(length).writeBytes(frame));
-        return decoder.readInbound();
+        return RawPeer.readFrame(in);
     }
 }

@@ -50,7 +50,13 @@ public final class ChunkEncoder extends MessageToMessageEncoder<Object> {
             length = chunk.region().count();
         }
         ByteBuf header = ctx.alloc().buffer(ReplicationCodec.CHUNK_HEADER_BYTES);
-        header.writeInt((int) (ReplicationCodec.CHUNK_HEADER_BYTES - 4 + length));
+        int frameLength =
+                (int)
+                        (ReplicationCodec.CHUNK_HEADER_BYTES
+                                - ReplicationCodec.PREFIX_BYTES
+                                + length);
+        header.writeInt(frameLength);
+        header.writeInt(ReplicationCodec.lengthChecksum(frameLength));
         header.writeByte(ReplicationCodec.CHUNK);
         header.writeLong(stream);
         out.add(header);

@@ -27,14 +27,14 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * Encodes and decodes {@link ReplicationMessage}s as frames {@code [int length][byte type][body]}.
- * Put a {@link #frameDecoder()} in front: it refuses frames above {@link #MAX_FRAME_BYTES}, and
- * above {@link #HANDSHAKE_FRAME_BYTES} until the channel is {@linkplain #markAuthenticated
- * authenticated}. Until then only the handshake's messages decode: anything else is refused from
- * its type byte, before its body is read, so a peer that has not proven it knows the secret makes
- * this side allocate nothing beyond one small frame. An unknown type, a string or list above its
- * limit, or a body that does not match its type is a {@link CorruptedFrameException}; the handlers
- * log it and close the connection.
+ * Encodes and decodes {@link ReplicationMessage}s as frames {@code [int length][int CRC32C of the
+ * length][byte type][body]}, the length counting type and body. Put a {@link #frameDecoder()} in
+ * front: it refuses frames above {@link #MAX_FRAME_BYTES}, and above {@link #HANDSHAKE_FRAME_BYTES}
+ * until the channel is {@linkplain #markAuthenticated authenticated}. Until then only the
+ * handshake's messages decode: anything else is refused from its type byte, before its body is
+ * read, so a peer that has not proven it knows the secret makes this side allocate nothing beyond
+ * one small frame. An unknown type, a string or list above its limit, or a body that does not match
+ * its type is a {@link CorruptedFrameException}; the handlers log it and close the connection.
  *
  * <p>Every frame but a chunk ends with the CRC32C of its type and body: a bit flipped on the wire
  * in a path, a size, a file's checksum, a stream id of an ack, or a credit is found like one in a
@@ -66,8 +66,11 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
     /** The CRC32C at the end of every frame but a chunk. */
     private static final int TRAILER_BYTES = 4;
 
-    /** Length, type and stream id in front of a chunk's data. */
-    static final int CHUNK_HEADER_BYTES = 4 + 1 + 8;
+    /** Length, its checksum, type and stream id in front of a chunk's data. */
+    static final int CHUNK_HEADER_BYTES = 4 + 4 + 1 + 8;
+
+    /** A frame's length and the CRC32C of the length, in front of its type. */
+    static final int PREFIX_BYTES = 8;
 
     private static final byte CREDIT = 6;
     private static final byte ACK = 7;
@@ -92,7 +95,7 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
     @Override
     protected void encode(ChannelHandlerContext ctx, ReplicationMessage message, ByteBuf out) {
         int lengthIndex = out.writerIndex();
-        out.writeInt(0);
+        out.writeLong(0); // the length and its checksum, once known
         if (message instanceof ReplicationMessage.Challenge c) {
             out.writeByte(CHALLENGE);
             writeBytes(out, c.nonce());
@@ -137,10 +140,28 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
         }
         if (!(message instanceof ReplicationMessage.Chunk)) {
             CRC32C crc = new CRC32C();
-            crc.update(out.nioBuffer(lengthIndex + 4, out.writerIndex() - lengthIndex - 4));
+            crc.update(
+                    out.nioBuffer(
+                            lengthIndex + PREFIX_BYTES,
+                            out.writerIndex() - lengthIndex - PREFIX_BYTES));
             out.writeInt((int) crc.getValue());
         }
-        out.setInt(lengthIndex, out.writerIndex() - lengthIndex - 4);
+        int length = out.writerIndex() - lengthIndex - PREFIX_BYTES;
+        out.setInt(lengthIndex, length);
+        out.setInt(lengthIndex + 4, lengthChecksum(length));
+    }
+
+    /**
+     * The CRC32C of a frame's length, sent after it: a length damaged on the wire is found as soon
+     * as its 8 bytes are in, before this side waits for a body that never comes.
+     */
+    public static int lengthChecksum(int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(length >>> 24);
+        crc.update(length >>> 16);
+        crc.update(length >>> 8);
+        crc.update(length);
+        return (int) crc.getValue();
     }
 
     @Override

@@ -30,7 +30,8 @@ import io.netty.handler.codec.TooLongFrameException;
 public final class ReplicationFrameDecoder extends LengthFieldBasedFrameDecoder {
 
     ReplicationFrameDecoder() {
-        super(ReplicationCodec.MAX_FRAME_BYTES, 0, 4, 0, 4, true);
+        // the length's checksum follows it; both are stripped
+        super(ReplicationCodec.MAX_FRAME_BYTES, 0, 4, 4, ReplicationCodec.PREFIX_BYTES, true);
     }
 
     @Override
@@ -48,6 +49,13 @@ public final class ReplicationFrameDecoder extends LengthFieldBasedFrameDecoder 
             }
             if (length == 0) {
                 throw new CorruptedFrameException("an empty frame (expected: at least a type)");
+            }
+        }
+        if (in.readableBytes() >= ReplicationCodec.PREFIX_BYTES) {
+            int length = in.getInt(in.readerIndex());
+            if (in.getInt(in.readerIndex() + 4) != ReplicationCodec.lengthChecksum(length)) {
+                throw new CorruptedFrameException(
+                        "a frame length damaged in transit (checksum mismatch)");
             }
         }
         return super.decode(ctx, in);

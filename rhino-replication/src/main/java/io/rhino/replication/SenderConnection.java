@@ -304,7 +304,8 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             return;
         }
         if (event instanceof IdleStateEvent) {
-            if (streams.isEmpty() && queued.isEmpty() && fetches.isEmpty()) {
+            // a handshake in progress has its own timeout
+            if (ready.isDone() && streams.isEmpty() && queued.isEmpty() && fetches.isEmpty()) {
                 LOG.debug("Closing the idle replication connection to {}", peer);
                 ctx.close();
             }

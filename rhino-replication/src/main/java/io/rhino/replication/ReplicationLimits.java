@@ -37,10 +37,24 @@ public record ReplicationLimits(
         int maxStreamsPerConnection,
         long maxFileBytes) {
 
-    /** Generous for a cluster's TaskManagers, tight for a stranger. */
+    /**
+     * Generous for a cluster's TaskManagers, tight for a stranger. A handover sends all of a
+     * vnode's files at once, several handovers may go to one TaskManager, and each stream holds one
+     * open file at the receiver: 8192 streams per connection.
+     */
     public static final ReplicationLimits DEFAULTS =
             new ReplicationLimits(
-                    Duration.ofSeconds(10), Duration.ofMinutes(10), 512, 1024, 64L << 30);
+                    Duration.ofSeconds(10), Duration.ofMinutes(10), 512, 8192, 64L << 30);
+
+    /**
+     * These limits with an idle timeout of at least twice {@code replicationTimeout}: a stream
+     * waiting for credit from a slow next member sends nothing, and its own timeout, not the
+     * connection's, should end it.
+     */
+    public ReplicationLimits forReplicationTimeout(Duration replicationTimeout) {
+        Duration twice = replicationTimeout.multipliedBy(2);
+        return twice.compareTo(idleTimeout) > 0 ? withIdleTimeout(twice) : this;
+    }
 
     public ReplicationLimits {
         Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");

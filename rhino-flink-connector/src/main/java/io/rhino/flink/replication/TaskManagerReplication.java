@@ -16,6 +16,7 @@ package io.rhino.flink.replication;
 
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.replication.ReplicationConfig;
+import io.rhino.replication.ReplicationLimits;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.StoreLock;
 import java.io.File;
@@ -111,7 +112,9 @@ public final class TaskManagerReplication {
                                     settings.tls()
                                             ? FlinkInternalTls.fromTaskManager(taskManagerConfig)
                                             : null,
-                                    settings.streamsPerPeer()));
+                                    settings.streamsPerPeer(),
+                                    ReplicationLimits.DEFAULTS.forReplicationTimeout(
+                                            settings.timeout())));
             service.store().listen(new VnodeReplicaCollector(service.store()));
             JobReplicaMembers members = new JobReplicaMembers();
             service.setPeerPolicy(members);

@@ -184,13 +184,19 @@ class ReplicationFuzzTest {
                     peer.authenticate(SECRET, "fuzzer:" + connection);
                 }
                 int n = Math.min(1 + random.nextInt(20), frameCount - counts.frames);
+                // drawn before sending, so that a seed gives the same frames however soon the
+                // service closes a connection
+                List<byte[]> drawn = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    drawn.add(frame(random));
+                }
+                counts.frames += n;
                 try {
-                    for (int i = 0; i < n; i++) {
-                        counts.frames++;
-                        peer.sendRaw(frame(random));
+                    for (byte[] frame : drawn) {
+                        peer.sendRaw(frame);
                     }
                 } catch (IOException closedByService) {
-                    counts.closedMidStream++;
+                    counts.closedMidStream++; // the rest of its frames go unsent
                 }
                 try {
                     peer.finish(15_000);

@@ -371,6 +371,25 @@ class ReplicationBoundsTest {
         assertThat(owner.store().verify("x/1.sst")).isTrue();
     }
 
+    @Test
+    void limitsNameWhatIsWrongAndOutlastTheReplicationTimeout() {
+        assertThatThrownBy(() -> ReplicationLimits.DEFAULTS.withMaxConnections(0))
+                .hasMessageContaining("maxConnections 0")
+                .hasMessageContaining("expected");
+        assertThatThrownBy(() -> ReplicationLimits.DEFAULTS.withHandshakeTimeout(Duration.ZERO))
+                .hasMessageContaining("handshakeTimeout PT0S (expected: > 0)");
+        assertThat(
+                        ReplicationLimits.DEFAULTS
+                                .forReplicationTimeout(Duration.ofMinutes(30))
+                                .idleTimeout())
+                .isEqualTo(Duration.ofMinutes(60));
+        assertThat(
+                        ReplicationLimits.DEFAULTS
+                                .forReplicationTimeout(Duration.ofMinutes(2))
+                                .idleTimeout())
+                .isEqualTo(ReplicationLimits.DEFAULTS.idleTimeout());
+    }
+
     private static void awaitRefused(ReplicationService service, long count) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (service.stats().refusedRequests() < count && System.nanoTime() < deadline) {

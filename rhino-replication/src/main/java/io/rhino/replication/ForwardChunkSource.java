@@ -21,8 +21,9 @@ import java.util.ArrayDeque;
 
 /**
  * The chunks a chain member received and passes on downstream. Each chunk that leaves for the next
- * member gives the upstream sender one credit back, so a member holds at most the upstream credit
- * window whatever the file size.
+ * member gives the upstream sender one credit back, and the {@link ReceiverHandler} refuses a chunk
+ * beyond the credit it granted, so a member holds at most the upstream credit window whatever the
+ * file size and however slow the next member.
  */
 final class ForwardChunkSource implements ChunkSource {
 
@@ -34,6 +35,14 @@ final class ForwardChunkSource implements ChunkSource {
     }
 
     void offer(ByteBuf chunk) {
+        if (queue.size() >= ReceiverHandler.CREDIT_WINDOW) {
+            chunk.release();
+            throw new IllegalStateException(
+                    "a forwarded stream holds "
+                            + queue.size()
+                            + " chunks, its whole credit window: the receiver let one through"
+                            + " beyond its credit");
+        }
         queue.addLast(chunk);
     }
 

@@ -18,6 +18,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.protocol.ReplicationMessage;
 import io.rhino.replication.store.ReplicaStore;
@@ -29,12 +30,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The receiving side of one connection: challenges the sender, then for each stream writes the
- * chunks into the store, passes them on down the chain while writing (pipelined), verifies the
- * CRC32C once the last byte is in, and acks upstream only when the file is stored here and acked
- * downstream. Every refusal (bad path, checksum mismatch, full disk, dead downstream member) fails
- * that stream with a reason naming this member and removes its partial file; protocol violations
- * close the connection. Event-loop only.
+ * The receiving side of one connection, once the {@link ServerHandshake} authenticated the sender:
+ * for each stream writes the chunks into the store, passes them on down the chain while writing
+ * (pipelined), verifies the CRC32C once the last byte is in, and acks upstream only when the file
+ * is stored here and acked downstream. Every refusal (bad path, checksum mismatch, full disk, dead
+ * downstream member, a downstream member the {@link PeerPolicy} does not know, a fetch answered to
+ * another address than the fetching member's, a file above the size limit, too many streams) fails
+ * that stream with a reason naming this member and removes its partial file; protocol violations (a
+ * chunk beyond the credit granted, a reused stream id) and a connection that sends nothing for the
+ * idle timeout close the connection. Each is logged and counted as refused. Chunks are released
+ * when read ({@link SimpleChannelInboundHandler}); one passed on down the chain is retained for it.
+ * Event-loop only.
  */
 final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessage> {
 
@@ -47,65 +53,67 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         final long id;
         final ReplicationMessage.Open open;
         final ReplicaStore.Incoming file;
-        final Forward forward;
+        Forward forward;
+        // chunks the sender may still send: what this side granted minus what arrived
+        int credit = CREDIT_WINDOW;
         boolean stored;
         boolean acked;
 
-        Incoming(
-                long id,
-                ReplicationMessage.Open open,
-                ReplicaStore.Incoming file,
-                Forward forward) {
+        Incoming(long id, ReplicationMessage.Open open, ReplicaStore.Incoming file) {
             this.id = id;
             this.open = open;
             this.file = file;
-            this.forward = forward;
+        }
+
+        /** Grants the sender one more chunk. */
+        void grant() {
+            credit++;
+            ctx.writeAndFlush(new ReplicationMessage.Credit(id, 1));
         }
     }
 
     private final ReplicaStore store;
-    private final Authentication authentication;
     private final Forwarder forwarder;
     private final Pusher pusher;
     private final String self;
     private final ReplicationStats stats;
+    private final ReplicationLimits limits;
+    private final java.util.function.Supplier<PeerPolicy> policy;
     private final Map<Long, Incoming> streams = new HashMap<>();
+    private int fetchesInFlight;
     private ChannelHandlerContext ctx;
-    private byte[] nonce;
     private String peer;
 
     ReceiverHandler(
             ReplicaStore store,
-            Authentication authentication,
             Forwarder forwarder,
             Pusher pusher,
             String self,
-            ReplicationStats stats) {
+            ReplicationStats stats,
+            ReplicationLimits limits,
+            java.util.function.Supplier<PeerPolicy> policy) {
         this.stats = stats;
+        this.policy = policy;
         this.store = store;
-        this.authentication = authentication;
         this.forwarder = forwarder;
         this.pusher = pusher;
         this.self = self;
+        this.limits = limits;
     }
 
     @Override
-    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        nonce = Authentication.nonce();
-        ctx.writeAndFlush(new ReplicationMessage.Challenge(nonce));
-        super.channelActive(ctx);
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ReplicationMessage message) {
-        if (peer == null && !(message instanceof ReplicationMessage.Hello)) {
+        if (peer == null) {
+            // the handshake handler lets nothing else through: a pipeline without one
             refuseConnection("sent " + type(message) + " before authenticating");
             return;
         }
-        if (message instanceof ReplicationMessage.Hello hello) {
-            hello(hello);
-        } else if (message instanceof ReplicationMessage.Open open) {
+        if (message instanceof ReplicationMessage.Open open) {
             open(open);
         } else if (message instanceof ReplicationMessage.Chunk chunk) {
             chunk(chunk);
@@ -121,28 +129,6 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         }
     }
 
-    private void hello(ReplicationMessage.Hello hello) {
-        if (peer != null) {
-            refuseConnection("authenticated twice");
-        } else if (!authentication.accepts(nonce, hello.memberId(), hello.proof())) {
-            stats.refused();
-            LOG.warn(
-                    "Refused replication peer {} ({}): wrong or missing secret",
-                    hello.memberId(),
-                    ctx.channel().remoteAddress());
-            ctx.writeAndFlush(
-                            new ReplicationMessage.Fail(
-                                    ReplicationMessage.Fail.CONNECTION,
-                                    "authentication failed at "
-                                            + self
-                                            + ": peers must share rhino.replication.secret"))
-                    .addListener(ChannelFutureListener.CLOSE);
-        } else {
-            peer = hello.memberId();
-            ctx.writeAndFlush(new ReplicationMessage.Welcome());
-        }
-    }
-
     private void open(ReplicationMessage.Open open) {
         long id = open.stream();
         if (streams.containsKey(id)) {
@@ -151,14 +137,21 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         }
         ReplicaStore.Incoming file;
         try {
+            checkRoomForOneMore();
+            if (open.size() > limits.maxFileBytes()) {
+                throw new IOException(
+                        "a file of "
+                                + open.size()
+                                + " bytes is above the limit of "
+                                + limits.maxFileBytes());
+            }
+            checkDownstream(open);
             file = store.create(open.path(), id);
         } catch (IllegalArgumentException | IOException e) {
-            stats.refused();
-            LOG.warn("Refused replica '{}' from {}: {}", open.path(), peer, e.getMessage());
-            ctx.writeAndFlush(
-                    new ReplicationMessage.Fail(id, "member " + self + ": " + e.getMessage()));
+            refuseStream(id, "replica '" + open.path() + "'", e.getMessage());
             return;
         }
+        Incoming incoming = new Incoming(id, open, file);
         Forward forward =
                 open.downstream().isEmpty()
                         ? null
@@ -167,8 +160,8 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                                 open.path(),
                                 open.size(),
                                 open.crc(),
-                                () -> ctx.writeAndFlush(new ReplicationMessage.Credit(id, 1)));
-        Incoming incoming = new Incoming(id, open, file, forward);
+                                incoming::grant);
+        incoming.forward = forward;
         streams.put(id, incoming);
         if (forward != null) {
             forward.result.whenComplete(
@@ -206,7 +199,16 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         Path file;
         PeerAddress replyTo;
         try {
+            checkRoomForOneMore();
             replyTo = PeerAddress.parse(fetch.replyTo());
+            if (!replyTo.toString().equals(peer)) {
+                // else any peer could have this member send a replica to an address it names
+                throw new IOException(
+                        "a fetch is answered to the member asking only, "
+                                + peer
+                                + ", not to "
+                                + replyTo);
+            }
             file =
                     store.file(fetch.sourcePath())
                             .orElseThrow(
@@ -216,20 +218,17 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                         "the replica of " + fetch.sourcePath() + " is damaged (checksum mismatch)");
             }
         } catch (IllegalArgumentException | IOException e) {
-            stats.refused();
-            LOG.warn(
-                    "Refused to send '{}' to {} ({}): {}",
-                    fetch.sourcePath(),
-                    fetch.replyTo(),
-                    peer,
+            refuseStream(
+                    id,
+                    "to send '" + fetch.sourcePath() + "' to " + fetch.replyTo(),
                     e.getMessage());
-            ctx.writeAndFlush(
-                    new ReplicationMessage.Fail(id, "member " + self + ": " + e.getMessage()));
             return;
         }
+        fetchesInFlight++;
         pusher.push(file, fetch.targetPath(), replyTo)
                 .whenComplete(
                         (ok, failure) -> {
+                            fetchesInFlight--;
                             if (failure == null) {
                                 stats.fetchServed();
                             }
@@ -247,10 +246,48 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                         });
     }
 
+    /** Refuses a chain whose next members the policy does not know for this file. */
+    private void checkDownstream(ReplicationMessage.Open open) throws IOException {
+        for (String member : open.downstream()) {
+            PeerAddress hop = PeerAddress.parse(member);
+            if (!policy.get().mayForward(open.path(), hop)) {
+                throw new IOException(
+                        "the chain names "
+                                + hop
+                                + ", which is no replication member of this file's job here");
+            }
+        }
+    }
+
+    /** Refuses one more stream or fetch on a connection that has as many as it may. */
+    private void checkRoomForOneMore() throws IOException {
+        if (streams.size() + fetchesInFlight >= limits.maxStreamsPerConnection()) {
+            throw new IOException(
+                    "already "
+                            + (streams.size() + fetchesInFlight)
+                            + " streams and fetches open on this connection, the most allowed");
+        }
+    }
+
+    private void refuseStream(long id, String what, String reason) {
+        stats.refused();
+        LOG.warn("Refused {} from {}: {}", what, peer, reason);
+        ctx.writeAndFlush(new ReplicationMessage.Fail(id, "member " + self + ": " + reason));
+    }
+
+    /** Writes a chunk; the handler releases it afterwards, the forward retains what it keeps. */
     private void chunk(ReplicationMessage.Chunk chunk) {
         Incoming incoming = streams.get(chunk.stream());
         if (incoming == null) {
-            chunk.data().release(); // a stream that already failed
+            return; // a stream that already failed
+        }
+        if (--incoming.credit < 0) {
+            refuseConnection(
+                    "sent more chunks of stream "
+                            + incoming.id
+                            + " than the "
+                            + CREDIT_WINDOW
+                            + " credited");
             return;
         }
         try {
@@ -260,7 +297,6 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             incoming.file.write(chunk.data().nioBuffer());
             stats.received(chunk.data().readableBytes());
         } catch (IOException e) {
-            chunk.data().release();
             fail(incoming, "writing '" + incoming.open.path() + "' failed: " + store.explain(e));
             return;
         }
@@ -268,9 +304,8 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             incoming.forward.source().offer(chunk.data().retain());
             incoming.forward.pump();
         } else {
-            ctx.writeAndFlush(new ReplicationMessage.Credit(incoming.id, 1));
+            incoming.grant();
         }
-        chunk.data().release();
         if (incoming.file.written() == incoming.open.size()) {
             finish(incoming);
         }
@@ -295,14 +330,27 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         }
         incoming.acked = true;
         streams.remove(incoming.id);
+        boolean committed = false;
+        String refusal = null;
         try {
             incoming.file.commit(incoming.open.crc());
+            committed = true;
         } catch (IOException e) {
-            incoming.file.abort();
+            refusal = store.explain(e);
+        } catch (RuntimeException e) {
+            refusal = "the store refused: " + e;
+            LOG.warn("Storing '{}' failed", incoming.open.path(), e);
+        } finally {
+            if (!committed) {
+                incoming.file.abort(); // whatever failed, even an Error, no partial file stays
+            }
+        }
+        if (refusal != null) {
+            stats.refused();
+            LOG.warn("Storing '{}' from {} failed: {}", incoming.open.path(), peer, refusal);
             ctx.writeAndFlush(
                     new ReplicationMessage.Fail(
-                            incoming.id,
-                            "member " + self + ": storing failed: " + store.explain(e)));
+                            incoming.id, "member " + self + ": storing failed: " + refusal));
             return;
         }
         stats.stored();
@@ -346,6 +394,21 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof Handshake.Authenticated authenticated) {
+            peer = authenticated.peer();
+            return;
+        }
+        if (event instanceof IdleStateEvent) {
+            stats.refused();
+            LOG.warn(
+                    "Replication peer {} ({}) sent nothing for {} with {} streams open; closing",
+                    peer,
+                    ctx.channel().remoteAddress(),
+                    limits.idleTimeout(),
+                    streams.size());
+            ctx.close();
+            return;
+        }
         if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
             stats.refused();
             LOG.warn(
@@ -358,9 +421,15 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (!ctx.channel().isActive()) {
+            // the rest of a refused connection's input, decoded as it closes: said already
+            LOG.debug("After closing the connection from {}: {}", peer, cause.toString());
+            return;
+        }
         if (ReplicationTls.isTlsFailure(cause)) {
             LOG.debug("TLS failure from {}", ctx.channel().remoteAddress(), cause);
         } else if (ReplicationCodec.isProtocolViolation(cause)) {
+            stats.refused();
             LOG.warn(
                     "Replication peer {} ({}) broke the protocol: {}; closing",
                     peer,

@@ -31,6 +31,7 @@ import java.util.Objects;
  * @param streamsPerPeer how many of its own files it sends at once to each peer that passes them
  *     on: every member that passes a file on holds up to a credit window (1 MiB) of it while the
  *     next member is slower
+ * @param limits what the service grants a peer before closing its connection
  */
 public record ReplicationConfig(
         String bindHost,
@@ -40,7 +41,8 @@ public record ReplicationConfig(
         String secret,
         Duration timeout,
         ReplicationTls tls,
-        int streamsPerPeer) {
+        int streamsPerPeer,
+        ReplicationLimits limits) {
 
     /** Enough to keep a chain's hops busy while one file ends and the next one starts. */
     public static final int DEFAULT_STREAMS_PER_PEER = 4;
@@ -49,6 +51,7 @@ public record ReplicationConfig(
         Objects.requireNonNull(bindHost, "bindHost");
         Objects.requireNonNull(storeDirectory, "storeDirectory");
         Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(limits, "limits");
         if (firstPort < 0 || lastPort < firstPort || lastPort > 65_535) {
             throw new IllegalArgumentException(
                     "ports " + firstPort + "-" + lastPort + " (expected: a range within 0..65535)");
@@ -57,6 +60,28 @@ public record ReplicationConfig(
             throw new IllegalArgumentException(
                     "streamsPerPeer " + streamsPerPeer + " (expected: at least 1)");
         }
+    }
+
+    /** A service with the {@linkplain ReplicationLimits#DEFAULTS default limits}. */
+    public ReplicationConfig(
+            String bindHost,
+            int firstPort,
+            int lastPort,
+            Path storeDirectory,
+            String secret,
+            Duration timeout,
+            ReplicationTls tls,
+            int streamsPerPeer) {
+        this(
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                tls,
+                streamsPerPeer,
+                ReplicationLimits.DEFAULTS);
     }
 
     /** The same service with TLS between peers. */
@@ -69,13 +94,36 @@ public record ReplicationConfig(
                 secret,
                 timeout,
                 tls,
-                streamsPerPeer);
+                streamsPerPeer,
+                limits);
     }
 
     /** The same service sending {@code streams} of its own files at once to each peer. */
     public ReplicationConfig withStreamsPerPeer(int streams) {
         return new ReplicationConfig(
-                bindHost, firstPort, lastPort, storeDirectory, secret, timeout, tls, streams);
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                tls,
+                streams,
+                limits);
+    }
+
+    /** The same service with other limits. */
+    public ReplicationConfig withLimits(ReplicationLimits limits) {
+        return new ReplicationConfig(
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                tls,
+                streamsPerPeer,
+                limits);
     }
 
     /** A service on any free port of {@code bindHost}, without TLS, with the default streams. */

@@ -29,7 +29,6 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.rhino.replication.protocol.ChunkEncoder;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.store.ReplicaStore;
 import io.rhino.replication.store.StoreLock;
@@ -81,6 +80,9 @@ public final class ReplicationService implements AutoCloseable {
     private final PeerAddress address;
     private final Map<PeerAddress, CompletableFuture<SenderConnection>> connections =
             new HashMap<>();
+    // accepted connections open now; the service's one event loop alone changes it
+    private int acceptedConnections;
+    private volatile PeerPolicy peerPolicy = PeerPolicy.ANY;
 
     private ReplicationService(ReplicationConfig config) throws IOException {
         this.config = config;
@@ -149,6 +151,11 @@ public final class ReplicationService implements AutoCloseable {
 
     public ReplicaStore store() {
         return store;
+    }
+
+    /** From now on, the members named downstream in a peer's OPEN must pass {@code policy}. */
+    public void setPeerPolicy(PeerPolicy policy) {
+        this.peerPolicy = java.util.Objects.requireNonNull(policy, "policy");
     }
 
     /**
@@ -388,9 +395,7 @@ public final class ReplicationService implements AutoCloseable {
                                 || !existing.join().channel().isActive()))) {
             return existing;
         }
-        SenderConnection handler =
-                new SenderConnection(
-                        peer, address.toString(), authentication, config.streamsPerPeer());
+        SenderConnection handler = new SenderConnection(peer, config.streamsPerPeer());
         connections.put(peer, handler.ready());
         new Bootstrap()
                 .group(loop)
@@ -404,19 +409,17 @@ public final class ReplicationService implements AutoCloseable {
                         new ChannelInitializer<SocketChannel>() {
                             @Override
                             protected void initChannel(SocketChannel channel) {
-                                if (clientTls != null) {
-                                    channel.pipeline()
-                                            .addLast(
-                                                    clientTls.newHandler(
-                                                            channel.alloc(),
-                                                            peer.host(),
-                                                            peer.port()));
-                                }
-                                channel.pipeline()
-                                        .addLast(ReplicationCodec.frameDecoder())
-                                        .addLast(new ReplicationCodec())
-                                        .addLast(new ChunkEncoder())
-                                        .addLast(handler);
+                                ReplicationPipeline.client(
+                                        channel.pipeline(),
+                                        clientTls,
+                                        peer,
+                                        config.limits(),
+                                        new ClientHandshake(
+                                                peer,
+                                                address.toString(),
+                                                authentication,
+                                                config.limits().handshakeTimeout()),
+                                        handler);
                             }
                         })
                 .connect(peer.host(), peer.port())
@@ -447,29 +450,53 @@ public final class ReplicationService implements AutoCloseable {
                         new ChannelInitializer<SocketChannel>() {
                             @Override
                             protected void initChannel(SocketChannel channel) {
-                                if (serverTls != null) {
-                                    channel.pipeline()
-                                            .addLast(serverTls.newHandler(channel.alloc()));
+                                if (!admit(channel)) {
+                                    return;
                                 }
-                                channel.pipeline()
-                                        .addLast(ReplicationCodec.frameDecoder())
-                                        .addLast(new ReplicationCodec())
-                                        .addLast(new ChunkEncoder())
-                                        .addLast(
-                                                new ReceiverHandler(
-                                                        store,
-                                                        authentication,
-                                                        forwarder,
-                                                        (file, target, to) ->
-                                                                replicate(
-                                                                        file, target, List.of(to)),
-                                                        currentAddress(),
-                                                        stats));
+                                String self = currentAddress();
+                                ReplicationPipeline.server(
+                                        channel.pipeline(),
+                                        serverTls,
+                                        config.limits(),
+                                        new ServerHandshake(
+                                                authentication,
+                                                self,
+                                                stats,
+                                                config.limits().handshakeTimeout()),
+                                        new ReceiverHandler(
+                                                store,
+                                                forwarder,
+                                                (file, target, to) ->
+                                                        replicate(file, target, List.of(to)),
+                                                self,
+                                                stats,
+                                                config.limits(),
+                                                () -> peerPolicy));
                             }
                         })
                 .bind(config.bindHost(), port)
                 .sync()
                 .channel();
+    }
+
+    /**
+     * Counts an accepted connection against {@link ReplicationLimits#maxConnections}, or closes it
+     * at once (logged and counted as refused) if the service has as many as it may.
+     */
+    private boolean admit(SocketChannel channel) {
+        if (acceptedConnections >= config.limits().maxConnections()) {
+            stats.refused();
+            LOG.warn(
+                    "Refused replication connection from {}: already {} open, the most"
+                            + " allowed; closing",
+                    channel.remoteAddress(),
+                    acceptedConnections);
+            channel.close();
+            return false;
+        }
+        acceptedConnections++;
+        channel.closeFuture().addListener(closed -> acceptedConnections--);
+        return true;
     }
 
     private String currentAddress() {

@@ -18,6 +18,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.rhino.replication.protocol.ReplicationCodec;
 import io.rhino.replication.protocol.ReplicationMessage;
 import java.util.ArrayList;
@@ -30,11 +31,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sending side of one connection to a peer: answers its challenge, then carries file streams,
- * each sending only as many chunks as the peer granted credits for, and only while the socket is
- * writable. A stream completes when the peer acks (stored and verified there and downstream) and
- * fails with the reason the peer, or the lost connection, gives. Event-loop only, except {@link
- * #ready}.
+ * The sending side of one connection to a peer, once the {@link ClientHandshake} authenticated both
+ * sides: carries file streams, each sending only as many chunks as the peer granted credits for,
+ * and only while the socket is writable. A stream completes when the peer acks (stored and verified
+ * there and downstream) and fails with the reason the peer, or the lost connection, gives.
+ * Event-loop only, except {@link #ready}. A connection with nothing in flight for half the idle
+ * timeout closes (the next use opens a new one), before the peer would close it as idle. Chunks the
+ * peer sends, which it never may, are released like every message read.
  *
  * <p>The peer holds up to a credit window of every stream it passes on down a chain while the next
  * member is slower. So this member keeps at most {@code localStreamLimit} streams of its own files
@@ -66,8 +69,6 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
             CompletableFuture<Void> result) {}
 
     private final PeerAddress peer;
-    private final String memberId;
-    private final Authentication authentication;
     private final CompletableFuture<SenderConnection> ready = new CompletableFuture<>();
     private final int localStreamLimit;
     private final Map<Long, Stream> streams = new HashMap<>();
@@ -78,18 +79,12 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
     private Channel channel;
     private long nextStream = 1;
 
-    SenderConnection(
-            PeerAddress peer,
-            String memberId,
-            Authentication authentication,
-            int localStreamLimit) {
+    SenderConnection(PeerAddress peer, int localStreamLimit) {
         if (localStreamLimit < 1) {
             throw new IllegalArgumentException(
                     "localStreamLimit must be at least 1, got " + localStreamLimit);
         }
         this.peer = peer;
-        this.memberId = memberId;
-        this.authentication = authentication;
         this.localStreamLimit = localStreamLimit;
     }
 
@@ -210,7 +205,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
                 wrote = true;
             }
         } catch (Exception e) {
-            cancel(id, "reading the file on " + memberId + " failed: " + e);
+            cancel(id, "reading the file for " + peer + " failed: " + e);
         }
         if (wrote) {
             channel.flush();
@@ -244,13 +239,7 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, ReplicationMessage message) {
-        if (message instanceof ReplicationMessage.Challenge challenge) {
-            ctx.writeAndFlush(
-                    new ReplicationMessage.Hello(
-                            memberId, authentication.prove(challenge.nonce(), memberId)));
-        } else if (message instanceof ReplicationMessage.Welcome) {
-            ready.complete(this);
-        } else if (message instanceof ReplicationMessage.Credit credit) {
+        if (message instanceof ReplicationMessage.Credit credit) {
             Stream stream = streams.get(credit.stream());
             if (stream != null) {
                 stream.credits()[0] += credit.chunks();
@@ -299,9 +288,29 @@ final class SenderConnection extends SimpleChannelInboundHandler<ReplicationMess
         }
     }
 
-    /** A failed TLS handshake fails the connection with its cause, not as a lost connection. */
+    /**
+     * The handshake's outcome; a failed TLS handshake fails the connection with its cause, not as a
+     * lost connection.
+     */
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof Handshake.Authenticated) {
+            ready.complete(this);
+            return;
+        }
+        if (event instanceof Handshake.Failed failed) {
+            ready.completeExceptionally(failed.cause());
+            failAll(failed.cause());
+            return;
+        }
+        if (event instanceof IdleStateEvent) {
+            // a handshake in progress has its own timeout
+            if (ready.isDone() && streams.isEmpty() && queued.isEmpty() && fetches.isEmpty()) {
+                LOG.debug("Closing the idle replication connection to {}", peer);
+                ctx.close();
+            }
+            return;
+        }
         if (event instanceof SslHandshakeCompletionEvent handshake && !handshake.isSuccess()) {
             ReplicationException refused =
                     new ReplicationException(

@@ -48,27 +48,45 @@ class ReceiverHandlerTest {
                     throw new AssertionError("no chain here");
                 };
         return new EmbeddedChannel(
-                ReplicationCodec.frameDecoder(),
-                new ReplicationCodec(),
-                new ReceiverHandler(
-                        store,
-                        new Authentication(SECRET),
-                        noForwarding,
-                        (file, target, to) ->
-                                java.util.concurrent.CompletableFuture.failedFuture(
-                                        new UnsupportedOperationException("no pushing here")),
-                        "self:1",
-                        stats));
+                ReplicationPipeline.serverHandlers(
+                        new ServerHandshake(
+                                new Authentication(SECRET),
+                                "self:1",
+                                stats,
+                                ReplicationLimits.DEFAULTS.handshakeTimeout()),
+                        new ReceiverHandler(
+                                store,
+                                noForwarding,
+                                (file, target, to) ->
+                                        java.util.concurrent.CompletableFuture.failedFuture(
+                                                new UnsupportedOperationException(
+                                                        "no pushing here")),
+                                "self:1",
+                                stats,
+                                ReplicationLimits.DEFAULTS,
+                                () -> PeerPolicy.ANY)));
     }
 
     /** Answers the challenge as a peer that knows the secret. */
     private void authenticate(EmbeddedChannel channel) {
         ReplicationMessage.Challenge challenge = (ReplicationMessage.Challenge) read(channel);
+        byte[] nonce = Authentication.nonce();
         write(
                 channel,
                 new ReplicationMessage.Hello(
-                        "peer:2", new Authentication(SECRET).prove(challenge.nonce(), "peer:2")));
-        assertThat(read(channel)).isInstanceOf(ReplicationMessage.Welcome.class);
+                        "peer:2",
+                        new Authentication(SECRET).prove(challenge.nonce(), "peer:2"),
+                        nonce));
+        ReplicationMessage welcome = read(channel);
+        assertThat(welcome).isInstanceOf(ReplicationMessage.Welcome.class);
+        assertThat(
+                        new Authentication(SECRET)
+                                .acceptsReceiver(
+                                        nonce,
+                                        "peer:2",
+                                        ((ReplicationMessage.Welcome) welcome).proof()))
+                .as("the receiver proves it knows the secret too")
+                .isTrue();
     }
 
     @Test
@@ -111,6 +129,7 @@ class ReceiverHandlerTest {
         authenticate(channel);
         ByteBuf frame = Unpooled.buffer();
         frame.writeInt(ReplicationCodec.MAX_FRAME_BYTES + 1);
+        frame.writeInt(ReplicationCodec.lengthChecksum(ReplicationCodec.MAX_FRAME_BYTES + 1));
         frame.writeZero(ReplicationCodec.MAX_FRAME_BYTES + 1);
         channel.writeInbound(frame);
         assertThat(channel.isOpen()).isFalse();
@@ -121,8 +140,12 @@ class ReceiverHandlerTest {
         EmbeddedChannel channel = receiver();
         authenticate(channel);
         ByteBuf frame = Unpooled.buffer();
-        frame.writeInt(1);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(99);
+        frame.writeInt(5); // a type and its checksum
+        frame.writeInt(ReplicationCodec.lengthChecksum(5));
         frame.writeByte(99);
+        frame.writeInt((int) crc.getValue());
         channel.writeInbound(frame);
         assertThat(channel.isOpen()).isFalse();
     }
@@ -184,6 +207,7 @@ class ReceiverHandlerTest {
         assertThat(encoded).as("a reply").isNotNull();
         EmbeddedChannel decoder =
                 new EmbeddedChannel(ReplicationCodec.frameDecoder(), new ReplicationCodec());
+        ReplicationCodec.markAuthenticated(decoder); // as the peer, which authenticated
         decoder.writeInbound(encoded);
         return decoder.readInbound();
     }

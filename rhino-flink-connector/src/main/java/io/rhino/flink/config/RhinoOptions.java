@@ -409,8 +409,11 @@ public final class RhinoOptions {
                     .noDefaultValue()
                     .withDescription(
                             "Shared secret every replication peer must prove it knows"
-                                    + " (HMAC challenge, never sent). Without it any peer that"
-                                    + " reaches the port is accepted (logged as a warning).");
+                                    + " (HMAC challenges both ways: the connecting and the"
+                                    + " accepting side each prove it; never sent). Without it any"
+                                    + " peer that reaches the port is accepted (logged as a"
+                                    + " warning), though only within the limits every connection"
+                                    + " has (see docs/architecture.md, 'Bounded before trust').");
 
     /** Mutual TLS between replication peers. */
     public static final ConfigOption<Boolean> REPLICATION_SSL_ENABLED =

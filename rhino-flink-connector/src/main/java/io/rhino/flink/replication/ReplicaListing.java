@@ -52,6 +52,13 @@ public record ReplicaListing(long completedCheckpoint, long departedAt, List<Str
     public static final String NAME = "_files";
     public static final String DEPARTURE_NAME = "_departed";
 
+    /**
+     * The largest listing read: a listing names one checkpoint's files of one vnode, some tens of
+     * bytes each, so 4 MiB is over 50,000 files. A larger one arrived from a broken or hostile peer
+     * and is refused without being read.
+     */
+    public static final long MAX_BYTES = 4L << 20;
+
     private static final String COMPLETED = "completed ";
     private static final String DEPARTED = "departed ";
     private static final Pattern LISTING_PATH =
@@ -126,9 +133,19 @@ public record ReplicaListing(long completedCheckpoint, long departedAt, List<Str
     /**
      * Reads a listing.
      *
-     * @throws IOException if it cannot be read or is not a listing
+     * @throws IOException if it cannot be read, is larger than {@link #MAX_BYTES}, or is not a
+     *     listing
      */
     public static ReplicaListing read(Path file) throws IOException {
+        long size = Files.size(file);
+        if (size > MAX_BYTES) {
+            throw new IOException(
+                    file
+                            + " is not a replica listing: "
+                            + size
+                            + " bytes, more than the limit of "
+                            + MAX_BYTES);
+        }
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         if (lines.isEmpty() || !lines.get(0).startsWith(COMPLETED)) {
             throw new IOException(file + " is not a replica listing (no '" + COMPLETED + "N')");

@@ -232,6 +232,10 @@ public final class ReplicaRestore implements AutoCloseable {
                 if (file.isEmpty()) {
                     return unusable(vnode, remote, "it lacks " + listed);
                 }
+                // a copy damaged on this disk since it arrived: never restored from
+                if (!store.verify(vnodeDirectory + "/" + listed)) {
+                    return unusable(vnode, remote, listed + " is damaged (checksum mismatch)");
+                }
                 files.put(fileName(listed), file.get());
             }
         } else {

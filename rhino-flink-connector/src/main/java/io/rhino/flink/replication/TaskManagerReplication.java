@@ -16,12 +16,14 @@ package io.rhino.flink.replication;
 
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.replication.ReplicationConfig;
+import io.rhino.replication.ReplicationLimits;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.StoreLock;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -52,7 +54,8 @@ public final class TaskManagerReplication {
     private record Running(
             ReplicationService service,
             Map<String, Integer> usersByJob,
-            Map<String, Future<?>> deletionsByJob) {
+            Map<String, Future<?>> deletionsByJob,
+            JobReplicaMembers members) {
         boolean idle() {
             return usersByJob.isEmpty() && deletionsByJob.isEmpty();
         }
@@ -109,12 +112,16 @@ public final class TaskManagerReplication {
                                     settings.tls()
                                             ? FlinkInternalTls.fromTaskManager(taskManagerConfig)
                                             : null,
-                                    settings.streamsPerPeer()));
+                                    settings.streamsPerPeer(),
+                                    ReplicationLimits.DEFAULTS.forReplicationTimeout(
+                                            settings.timeout())));
             service.store().listen(new VnodeReplicaCollector(service.store()));
+            JobReplicaMembers members = new JobReplicaMembers();
+            service.setPeerPolicy(members);
             // a TaskManager that died here before this one left its store behind
             StoreLock.removeAbandoned(root, service.store().root());
             LOG.info("TaskManager {} replicates through {}", taskManager, service.address());
-            running = new Running(service, new HashMap<>(), new HashMap<>());
+            running = new Running(service, new HashMap<>(), new HashMap<>(), members);
             BY_TASK_MANAGER.put(taskManager, running);
         }
         Future<?> deletion = running.deletionsByJob().remove(job);
@@ -124,6 +131,19 @@ public final class TaskManagerReplication {
         }
         running.usersByJob().merge(job, 1, Integer::sum);
         return running.service();
+    }
+
+    /**
+     * The replication services of {@code job}'s gates of one operator, as its coordinator sent them
+     * with the chains: the members this TaskManager passes the job's files on to when a peer's
+     * chain names them, and no others.
+     */
+    public static synchronized void admitMembers(
+            String taskManager, String job, Collection<String> services) {
+        Running running = BY_TASK_MANAGER.get(taskManager);
+        if (running != null) {
+            running.members().admit(job, services);
+        }
     }
 
     /**
@@ -200,6 +220,7 @@ public final class TaskManagerReplication {
     }
 
     private static void deleteReplicas(Running running, String job) {
+        running.members().forget(job);
         try {
             running.service().store().deleteTree(PeerVnodeReplication.segment(job));
         } catch (IOException e) {

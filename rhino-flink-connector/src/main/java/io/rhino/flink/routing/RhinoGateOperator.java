@@ -554,6 +554,13 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     public void handleOperatorEvent(OperatorEvent event) {
         if (event instanceof ReplicationChainEvent chain) {
             replicationServiceBySubtask = chain.serviceBySubtask();
+            if (replicationTaskManager != null) {
+                // before the chain starts: this TaskManager's hops of this job's chains
+                TaskManagerReplication.admitMembers(
+                        replicationTaskManager,
+                        getContainingTask().getEnvironment().getJobID().toString(),
+                        chain.serviceBySubtask().values());
+            }
             replicateAlong(chain.chain());
             return;
         }

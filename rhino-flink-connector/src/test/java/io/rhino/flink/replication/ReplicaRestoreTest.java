@@ -252,6 +252,26 @@ class ReplicaRestoreTest {
         assertFallsBack(flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L)));
     }
 
+    @Test
+    void aReplicaDamagedOnDiskSinceItArrivedIsNotUsed() throws Exception {
+        storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "eleven"));
+        Path sst = store.file(VNODE + "/i-a/000011.sst").orElseThrow();
+        byte[] bytes = Files.readAllBytes(sst);
+        bytes[2] ^= 0x01; // one flipped bit, the size unchanged
+        Files.write(sst, bytes);
+
+        assertFallsBack(flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L)));
+    }
+
+    @Test
+    void aReplicaWhoseStoredChecksumIsDamagedIsNotUsed() throws Exception {
+        storeReplica(Map.of("i-a/000010.sst", "ten"));
+        Path sst = store.file(VNODE + "/i-a/000010.sst").orElseThrow();
+        Files.writeString(sst.resolveSibling("000010.sst.crc32c"), "not-hex");
+
+        assertFallsBack(flinkHandle(Map.of("000010.sst", 3L)));
+    }
+
     private void assertFallsBack(IncrementalRemoteKeyedStateHandle remote) {
         try (ReplicaRestore restore = ReplicaRestore.from(store, PREFIX, work)) {
             assertThat(restore.handlesFor(3, List.of(remote))).containsExactly(remote);

@@ -35,6 +35,8 @@ class VnodeReplicaCollectorTest {
 
     private static final String VNODE = "job/op/vnode-3";
 
+    private static final long LISTING_LIMIT = ReplicaListing.MAX_BYTES;
+
     @TempDir Path root;
     @TempDir Path scratch;
     private ReplicaStore store;
@@ -58,6 +60,23 @@ class VnodeReplicaCollectorTest {
                 .hasMessageContaining("incomplete")
                 .hasMessageContaining("i-a/000011.sst")
                 .hasMessageContaining("send them again");
+        assertThat(store.file(ReplicaListing.path(VNODE, 4))).isEmpty();
+    }
+
+    @Test
+    void aListingAboveTheSizeLimitIsRefusedUnreadAndNotStored() throws Exception {
+        // a crafted listing naming far more files than any checkpoint has
+        byte[] huge = new byte[(int) LISTING_LIMIT + 1];
+        byte[] line = "i-a/000010.sst\n".getBytes(StandardCharsets.UTF_8);
+        byte[] first = "completed 3\n".getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(first, 0, huge, 0, first.length);
+        for (int at = first.length; at + line.length <= huge.length; at += line.length) {
+            System.arraycopy(line, 0, huge, at, line.length);
+        }
+        put(VNODE + "/i-a/000010.sst", "ten");
+
+        assertThatThrownBy(() -> put(ReplicaListing.path(VNODE, 4), huge))
+                .hasMessageContaining("more than the limit of " + LISTING_LIMIT);
         assertThat(store.file(ReplicaListing.path(VNODE, 4))).isEmpty();
     }
 

@@ -40,7 +40,8 @@ public final class ChunkEncoder extends MessageToMessageEncoder<Object> {
         long length;
         if (message instanceof ReplicationMessage.Chunk chunk) {
             stream = chunk.stream();
-            data = chunk.data();
+            // the encoder releases the chunk after this; its data goes on
+            data = chunk.data().retain();
             length = chunk.data().readableBytes();
         } else {
             FileChunk chunk = (FileChunk) message;
@@ -49,7 +50,13 @@ public final class ChunkEncoder extends MessageToMessageEncoder<Object> {
             length = chunk.region().count();
         }
         ByteBuf header = ctx.alloc().buffer(ReplicationCodec.CHUNK_HEADER_BYTES);
-        header.writeInt((int) (ReplicationCodec.CHUNK_HEADER_BYTES - 4 + length));
+        int frameLength =
+                (int)
+                        (ReplicationCodec.CHUNK_HEADER_BYTES
+                                - ReplicationCodec.PREFIX_BYTES
+                                + length);
+        header.writeInt(frameLength);
+        header.writeInt(ReplicationCodec.lengthChecksum(frameLength));
         header.writeByte(ReplicationCodec.CHUNK);
         header.writeLong(stream);
         out.add(header);

@@ -15,6 +15,7 @@
 package io.rhino.replication.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
 import java.util.List;
 
 /**
@@ -28,11 +29,17 @@ public sealed interface ReplicationMessage {
     /** Receiver → sender on connect: prove you know the secret by signing this nonce. */
     record Challenge(byte[] nonce) implements ReplicationMessage {}
 
-    /** Sender → receiver: who it is and its proof (HMAC-SHA256 of the nonce with the secret). */
-    record Hello(String memberId, byte[] proof) implements ReplicationMessage {}
+    /**
+     * Sender → receiver: who it is, its proof (an HMAC-SHA256 of the receiver's nonce with the
+     * secret), and a nonce of its own for the receiver to sign in turn.
+     */
+    record Hello(String memberId, byte[] proof, byte[] nonce) implements ReplicationMessage {}
 
-    /** Receiver → sender: authenticated; streams may open. */
-    record Welcome() implements ReplicationMessage {}
+    /**
+     * Receiver → sender: authenticated; streams may open. Carries the receiver's proof that it
+     * knows the secret too (an HMAC of the sender's nonce), so neither side trusts an impostor.
+     */
+    record Welcome(byte[] proof) implements ReplicationMessage {}
 
     /**
      * Sender → receiver: a file of {@code size} bytes with CRC32C {@code crc} follows in chunks;
@@ -42,8 +49,52 @@ public sealed interface ReplicationMessage {
     record Open(long stream, String path, long size, int crc, List<String> downstream)
             implements ReplicationMessage {}
 
-    /** Sender → receiver: the next bytes of a stream. Holds a reference to {@code data}. */
-    record Chunk(long stream, ByteBuf data) implements ReplicationMessage {}
+    /**
+     * Sender → receiver: the next bytes of a stream. Counts as one reference to {@code data}: a
+     * handler that reads one releases it (Netty's {@code SimpleChannelInboundHandler} does), and
+     * one that keeps the data retains it.
+     */
+    record Chunk(long stream, ByteBuf data) implements ReplicationMessage, ReferenceCounted {
+
+        @Override
+        public int refCnt() {
+            return data.refCnt();
+        }
+
+        @Override
+        public Chunk retain() {
+            data.retain();
+            return this;
+        }
+
+        @Override
+        public Chunk retain(int increment) {
+            data.retain(increment);
+            return this;
+        }
+
+        @Override
+        public Chunk touch() {
+            data.touch();
+            return this;
+        }
+
+        @Override
+        public Chunk touch(Object hint) {
+            data.touch(hint);
+            return this;
+        }
+
+        @Override
+        public boolean release() {
+            return data.release();
+        }
+
+        @Override
+        public boolean release(int decrement) {
+            return data.release(decrement);
+        }
+    }
 
     /** Receiver → sender: the sender may send {@code chunks} more chunks of the stream. */
     record Credit(long stream, int chunks) implements ReplicationMessage {}

@@ -194,13 +194,19 @@ public final class ReplicaStore {
 
     /**
      * Whether the stored file still has the checksum it was stored with (a flipped bit on disk is
-     * found here).
+     * found here, in the file or in its checksum).
      *
      * @throws IOException if it is not stored or cannot be read
      */
     public boolean verify(String relativePath) throws IOException {
         Path file = resolve(relativePath);
-        int recorded = readChecksum(file);
+        int recorded;
+        try {
+            recorded = readChecksum(file);
+        } catch (DamagedChecksumException e) {
+            LOG.warn("{}", e.getMessage());
+            return false;
+        }
         return crc32c(file) == recorded;
     }
 
@@ -240,8 +246,21 @@ public final class ReplicaStore {
     }
 
     private static int readChecksum(Path file) throws IOException {
-        return Integer.parseUnsignedInt(
-                Files.readString(checksumOf(file), StandardCharsets.US_ASCII).trim(), 16);
+        String text = Files.readString(checksumOf(file), StandardCharsets.US_ASCII).trim();
+        try {
+            return Integer.parseUnsignedInt(text, 16);
+        } catch (NumberFormatException e) {
+            throw new DamagedChecksumException(file, text);
+        }
+    }
+
+    /** The checksum stored beside a replica is no checksum: the replica counts as damaged. */
+    private static final class DamagedChecksumException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        DamagedChecksumException(Path file, String text) {
+            super("the checksum of " + file + " is damaged: '" + text + "'");
+        }
     }
 
     private static void deleteQuietly(Path path) {

@@ -40,6 +40,12 @@ public final class TcpRelay implements AutoCloseable {
     // bytes of each connection passed to the member before holding back; 0: its first read
     private final long passFirst;
     private final ByteArrayOutputStream recorded = new ByteArrayOutputStream();
+    // the byte of each connection's stream that is flipped on its way, -1: none
+    private long corruptAt = -1;
+    private int corruptMask;
+    private boolean corruptToMember;
+    private final java.util.concurrent.atomic.AtomicInteger corrupted =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     private TcpRelay(
@@ -76,6 +82,29 @@ public final class TcpRelay implements AutoCloseable {
             throw new IllegalArgumentException("bytes must be positive: " + bytes);
         }
         return new TcpRelay(host, target, false, true, bytes);
+    }
+
+    /**
+     * Relays on 127.0.0.1, XOR-ing the byte at {@code offset} of each connection's stream with
+     * {@code mask}: the one senders write to the member if {@code toMember}, else the member's
+     * replies.
+     */
+    public static TcpRelay corrupting(PeerAddress target, long offset, int mask, boolean toMember)
+            throws IOException {
+        if (offset < 0 || mask == 0 || (mask & ~0xff) != 0) {
+            throw new IllegalArgumentException(
+                    "offset " + offset + ", mask " + mask + " (expected: >= 0, one byte, not 0)");
+        }
+        TcpRelay relay = new TcpRelay("127.0.0.1", target, false, false, 0);
+        relay.corruptAt = offset;
+        relay.corruptMask = mask;
+        relay.corruptToMember = toMember;
+        return relay;
+    }
+
+    /** How many bytes were flipped so far (a stream shorter than the offset has none). */
+    public int corrupted() {
+        return corrupted.get();
     }
 
     /** The address senders connect to. */
@@ -121,6 +150,11 @@ public final class TcpRelay implements AutoCloseable {
                     synchronized (recorded) {
                         recorded.write(buffer, 0, read);
                     }
+                }
+                long at = corruptAt - passed;
+                if (toMember == corruptToMember && at >= 0 && at < read) {
+                    buffer[(int) at] ^= (byte) corruptMask;
+                    corrupted.incrementAndGet();
                 }
                 int now =
                         holding && passFirst > 0 ? (int) Math.min(read, passFirst - passed) : read;

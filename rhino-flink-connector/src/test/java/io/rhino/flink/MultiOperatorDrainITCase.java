@@ -126,18 +126,7 @@ class MultiOperatorDrainITCase {
 
         JsonNode drained = taskManagerWithEveryOperator(http, jobId);
         String taskManager = drained.get("id").asText();
-        RestCalls.Reply accepted =
-                http.post(
-                        "/jobs/"
-                                + jobId
-                                + "/taskmanagers/"
-                                + URLEncoder.encode(taskManager, StandardCharsets.UTF_8)
-                                + "/drain",
-                        "{\"request-id\": \"drain-all\"}");
-        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
-        JsonNode status =
-                http.awaitEnd(
-                        "/jobs/" + jobId + "/reconfigurations/drain-all", Duration.ofSeconds(120));
+        JsonNode status = drain(http, jobId, taskManager, "drain-all");
         assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("COMPLETED");
 
         for (String operator : OPERATORS) {
@@ -240,19 +229,7 @@ class MultiOperatorDrainITCase {
         String taskManager = taskManagerWithEveryOperator(http, jobId).get("id").asText();
 
         FailingOnceStateTransfer.arm(runId, FailingOnceStateTransfer.Fault.THROW_AFTER_AN_INSTALL);
-        RestCalls.Reply accepted =
-                http.post(
-                        "/jobs/"
-                                + jobId
-                                + "/taskmanagers/"
-                                + URLEncoder.encode(taskManager, StandardCharsets.UTF_8)
-                                + "/drain",
-                        "{\"request-id\": \"drain-fails\"}");
-        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
-        JsonNode status =
-                http.awaitEnd(
-                        "/jobs/" + jobId + "/reconfigurations/drain-fails",
-                        Duration.ofSeconds(120));
+        JsonNode status = drain(http, jobId, taskManager, "drain-fails");
         assertThat(status.at("/status/id").asText()).as(status.toString()).isEqualTo("FAILED");
 
         // restarted: every Rhino subtask's backend has its empty directory, nothing else is there
@@ -420,6 +397,22 @@ class MultiOperatorDrainITCase {
         output.sinkTo(new ResultSink(reference));
         env.execute("multi-operator-reference");
         return ResultSink.take(reference);
+    }
+
+    /** Drains {@code taskManager} over REST under {@code requestId} and awaits its end. */
+    private static JsonNode drain(RestCalls http, JobID jobId, String taskManager, String requestId)
+            throws Exception {
+        RestCalls.Reply accepted =
+                http.post(
+                        "/jobs/"
+                                + jobId
+                                + "/taskmanagers/"
+                                + URLEncoder.encode(taskManager, StandardCharsets.UTF_8)
+                                + "/drain",
+                        "{\"request-id\": \"" + requestId + "\"}");
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        return http.awaitEnd(
+                "/jobs/" + jobId + "/reconfigurations/" + requestId, Duration.ofSeconds(120));
     }
 
     /** A TaskManager running subtasks of all three operators, as the REST API lists it. */

@@ -22,6 +22,7 @@ import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
@@ -130,7 +131,7 @@ class ReplicationITCase {
             Path holder = holders.get(0);
             assertThat(holder.getFileName().toString())
                     .as("the copy is on another TaskManager than the owner's")
-                    .isNotEqualTo(PeerVnodeReplication.segment(ownerTaskManager));
+                    .isNotEqualTo(PathSegment.of(ownerTaskManager));
             ReplicaStore store = new ReplicaStore(holder);
             for (String file : ReplicaListing.read(holder.resolve(listing)).files()) {
                 String path = vnodeDirectory + "/" + file;
@@ -153,7 +154,7 @@ class ReplicationITCase {
                 ResultSink.take(runId));
         try (Stream<Path> stores = Files.list(replicas)) {
             for (Path store : stores.toList()) {
-                assertThat(store.resolve(PeerVnodeReplication.segment(job.getJobID().toString())))
+                assertThat(store.resolve(PathSegment.of(job.getJobID().toString())))
                         .as("replicas of the finished job")
                         .doesNotExist();
             }

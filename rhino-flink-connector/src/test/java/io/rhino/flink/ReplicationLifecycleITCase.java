@@ -22,6 +22,7 @@ import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
@@ -175,7 +176,7 @@ class ReplicationLifecycleITCase {
         for (int vnode = 0; vnode < VNODES; vnode++) {
             String listing =
                     ReplicaListing.path(ReplicaListing.vnodeDirectory(prefix, vnode), checkpoint);
-            String owner = PeerVnodeReplication.segment(taskManagers.get(table.ownerOf(vnode)));
+            String owner = PathSegment.of(taskManagers.get(table.ownerOf(vnode)));
             List<String> holders = new ArrayList<>();
             try (Stream<Path> stores = Files.list(replicas)) {
                 for (Path store : stores.toList()) {
@@ -193,7 +194,7 @@ class ReplicationLifecycleITCase {
 
     /** Waits until no TaskManager's store holds anything of the job. */
     private void awaitNoReplicasOf(JobID jobId) throws Exception {
-        String job = PeerVnodeReplication.segment(jobId.toString());
+        String job = PathSegment.of(jobId.toString());
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         List<Path> left;
         do {

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.flink.cluster.ProcessCluster;
 import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.replication.store.StoreLock;
@@ -427,7 +427,7 @@ class TaskManagerKillCampaignITCase {
 
     /** The files of the job in the stores of live TaskManagers. */
     private List<Path> liveReplicaFilesOf(String jobId) throws IOException {
-        String jobSegment = PeerVnodeReplication.segment(jobId);
+        String jobSegment = PathSegment.of(jobId);
         List<Path> found = new ArrayList<>();
         for (int index = 0; index < TASK_MANAGERS; index++) {
             for (Path store : stores(replicaDisk(index))) {

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.state.PathSegment;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.PeerPolicy;
 import java.util.Collection;
@@ -35,8 +36,7 @@ final class JobReplicaMembers implements PeerPolicy {
     void admit(String job, Collection<String> services) {
         Set<PeerAddress> members =
                 byJobSegment.computeIfAbsent(
-                        PeerVnodeReplication.segment(job),
-                        segment -> ConcurrentHashMap.newKeySet());
+                        PathSegment.of(job), segment -> ConcurrentHashMap.newKeySet());
         for (String service : services) {
             members.add(PeerAddress.parse(service));
         }
@@ -44,7 +44,7 @@ final class JobReplicaMembers implements PeerPolicy {
 
     /** Forgets {@code job}'s members, with its replicas. */
     void forget(String job) {
-        byJobSegment.remove(PeerVnodeReplication.segment(job));
+        byJobSegment.remove(PathSegment.of(job));
     }
 
     /** A replica path starts with its job's segment: only that job's members are hops. */

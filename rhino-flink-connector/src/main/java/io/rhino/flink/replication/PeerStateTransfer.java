@@ -17,6 +17,7 @@ package io.rhino.flink.replication;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.handover.StateTransfer;
 import io.rhino.flink.state.FileLinks;
+import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.state.UploadedFiles;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
@@ -117,12 +118,7 @@ public final class PeerStateTransfer implements StateTransfer {
         }
         PeerAddress target = PeerAddress.parse(targetService);
         Optional<PeerVnodeReplication.HeldFiles> held = heldBy(target, origin, vnode);
-        String shipped =
-                prefix
-                        + "/handover-"
-                        + PeerVnodeReplication.segment(handover.value())
-                        + "-"
-                        + vnode;
+        String shipped = prefix + "/handover-" + PathSegment.of(handover.value()) + "-" + vnode;
         File exportDirectory =
                 new File(
                         origin.transferDirectory(), handover.value() + "-vnode-" + vnode + "-peer");
@@ -144,7 +140,7 @@ public final class PeerStateTransfer implements StateTransfer {
                                         + "/"
                                         + name);
                     } else {
-                        String path = shipped + "/" + PeerVnodeReplication.segment(name);
+                        String path = shipped + "/" + PathSegment.of(name);
                         files.put(name, path);
                         toSend.put(path, file);
                     }

@@ -16,6 +16,7 @@ package io.rhino.flink.replication;
 
 import io.rhino.flink.state.FileLinks;
 import io.rhino.flink.state.LiveInstanceFiles;
+import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
@@ -162,7 +163,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
 
     /** The job and operator part of replica paths. */
     public static String operatorPrefix(String job, String operator) {
-        return segment(job) + "/" + segment(operator);
+        return PathSegment.of(job) + "/" + PathSegment.of(operator);
     }
 
     @Override
@@ -212,12 +213,6 @@ public final class PeerVnodeReplication implements VnodeReplication {
         if (checkpointId > lastCompletedCheckpoint) {
             lastCompletedCheckpoint = checkpointId;
         }
-    }
-
-    /** A replica path segment from any name: unsafe characters become '_'. */
-    public static String segment(String name) {
-        String safe = name.replaceAll("[^A-Za-z0-9._-]", "_");
-        return safe.isEmpty() || safe.startsWith(".") ? "_" + safe : safe;
     }
 
     @Override
@@ -466,7 +461,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
                         toSend.put(base + "/" + inVnode, file);
                     }
                 } else {
-                    String inVnode = "chk-" + checkpointId + "/" + segment(name);
+                    String inVnode = "chk-" + checkpointId + "/" + PathSegment.of(name);
                     listed.add(inVnode);
                     toSend.put(base + "/" + inVnode, file);
                 }

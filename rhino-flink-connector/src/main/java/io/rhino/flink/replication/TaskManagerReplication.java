@@ -15,6 +15,7 @@
 package io.rhino.flink.replication;
 
 import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.state.PathSegment;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationLimits;
 import io.rhino.replication.ReplicationService;
@@ -106,7 +107,7 @@ public final class TaskManagerReplication {
                                     host,
                                     settings.firstPort(),
                                     settings.lastPort(),
-                                    root.resolve(PeerVnodeReplication.segment(taskManager)),
+                                    root.resolve(PathSegment.of(taskManager)),
                                     settings.secret(),
                                     settings.timeout(),
                                     settings.tls()
@@ -222,7 +223,7 @@ public final class TaskManagerReplication {
     private static void deleteReplicas(Running running, String job) {
         running.members().forget(job);
         try {
-            running.service().store().deleteTree(PeerVnodeReplication.segment(job));
+            running.service().store().deleteTree(PathSegment.of(job));
         } catch (IOException e) {
             LOG.warn("Could not delete the replicas of job {}: {}", job, e.toString());
         }

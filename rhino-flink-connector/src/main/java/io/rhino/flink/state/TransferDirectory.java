@@ -39,9 +39,6 @@ public final class TransferDirectory {
     /** The TaskManager's directory of all transfer directories, in its temporary directory. */
     static final String ROOT = "rhino-transfer";
 
-    /** The longest segment of the directory's path. */
-    static final int MAX_SEGMENT = 96;
-
     /** Attempts at creating the directory while another execution removes an emptied parent. */
     private static final int CREATE_ATTEMPTS = 10;
 
@@ -62,7 +59,9 @@ public final class TransferDirectory {
         Path root = taskManagerTmp.toPath().resolve(ROOT).toAbsolutePath();
         return new TransferDirectory(
                 root,
-                root.resolve(segment(job)).resolve(segment(operator)).resolve(segment(execution)));
+                root.resolve(PathSegment.of(job))
+                        .resolve(PathSegment.of(operator))
+                        .resolve(PathSegment.of(execution)));
     }
 
     /** The directory itself. */
@@ -112,22 +111,6 @@ public final class TransferDirectory {
                 return;
             }
         }
-    }
-
-    /**
-     * {@code name} as one safe path segment, of at most {@link #MAX_SEGMENT} characters: a longer
-     * name (an operator's is the user's) is cut and told apart by its hash, for the files under it
-     * to stay within the filesystem's 255 characters per name. The execution's own directory keeps
-     * directories unique even if two names give the same segment.
-     */
-    static String segment(String name) {
-        String safe = name.replaceAll("[^A-Za-z0-9._-]", "_");
-        safe = safe.isEmpty() || safe.startsWith(".") ? "_" + safe : safe;
-        if (safe.length() <= MAX_SEGMENT) {
-            return safe;
-        }
-        String hash = Integer.toHexString(name.hashCode());
-        return safe.substring(0, MAX_SEGMENT - hash.length() - 1) + "-" + hash;
     }
 
     @Override

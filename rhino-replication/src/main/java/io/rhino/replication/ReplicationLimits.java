@@ -14,6 +14,7 @@
 
 package io.rhino.replication;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -35,7 +36,10 @@ public record ReplicationLimits(
         Duration idleTimeout,
         int maxConnections,
         int maxStreamsPerConnection,
-        long maxFileBytes) {
+        long maxFileBytes)
+        implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     /**
      * Generous for a cluster's TaskManagers, tight for a stranger. A handover sends all of a

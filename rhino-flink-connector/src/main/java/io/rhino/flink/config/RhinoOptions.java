@@ -15,6 +15,7 @@
 package io.rhino.flink.config;
 
 import io.rhino.replication.ReplicationConfig;
+import io.rhino.replication.ReplicationLimits;
 import java.time.Duration;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -445,6 +446,68 @@ public final class RhinoOptions {
                                     + " checkpoint's step beyond it declines that checkpoint and"
                                     + " the job runs on; the files the whole chain stored stay, and"
                                     + " the next checkpoint sends the rest.");
+
+    /** How long a replication connection may take to authenticate, both ways. */
+    public static final ConfigOption<Duration> REPLICATION_HANDSHAKE_TIMEOUT =
+            ConfigOptions.key("rhino.replication.handshake-timeout")
+                    .durationType()
+                    .defaultValue(ReplicationLimits.DEFAULTS.handshakeTimeout())
+                    .withDescription(
+                            "How long a connection to or from a TaskManager's replication port may"
+                                    + " take to authenticate (both peers prove the secret); a peer"
+                                    + " that takes longer is disconnected, and counted in"
+                                    + " rhinoReplicationRefusedRequests. A TaskManager's own"
+                                    + " configuration wins over the job's, as for the other"
+                                    + " limits of its replication service.");
+
+    /** How long a replication connection may send nothing before it is closed. */
+    public static final ConfigOption<Duration> REPLICATION_IDLE_TIMEOUT =
+            ConfigOptions.key("rhino.replication.idle-timeout")
+                    .durationType()
+                    .defaultValue(ReplicationLimits.DEFAULTS.idleTimeout())
+                    .withDescription(
+                            "How long an accepted replication connection may send nothing before"
+                                    + " the TaskManager closes it (a peer that is stuck or"
+                                    + " withholds a frame's body). At least twice"
+                                    + " rhino.replication.timeout is used: a stream waiting for"
+                                    + " credit from a slow member sends nothing meanwhile. A"
+                                    + " sender closes its own unused connections after half of"
+                                    + " it.");
+
+    /** Replication connections a TaskManager accepts at once. */
+    public static final ConfigOption<Integer> REPLICATION_MAX_CONNECTIONS =
+            ConfigOptions.key("rhino.replication.max-connections")
+                    .intType()
+                    .defaultValue(ReplicationLimits.DEFAULTS.maxConnections())
+                    .withDescription(
+                            "How many connections a TaskManager's replication port accepts at"
+                                    + " once; more are closed on arrival and counted in"
+                                    + " rhinoReplicationRefusedRequests. Each peer TaskManager"
+                                    + " holds a few (rhino.replication.streams-per-peer does not"
+                                    + " add connections).");
+
+    /** Streams and fetches one replication connection may have open at once. */
+    public static final ConfigOption<Integer> REPLICATION_MAX_STREAMS_PER_CONNECTION =
+            ConfigOptions.key("rhino.replication.max-streams-per-connection")
+                    .intType()
+                    .defaultValue(ReplicationLimits.DEFAULTS.maxStreamsPerConnection())
+                    .withDescription(
+                            "How many files (streams and fetches) one replication connection may"
+                                    + " have open at once at the receiving TaskManager, each"
+                                    + " holding an open file there; more are refused. A handover"
+                                    + " sends all of a vnode's files at once, and several"
+                                    + " handovers may go to one TaskManager.");
+
+    /** The largest file a replication peer may announce. */
+    public static final ConfigOption<MemorySize> REPLICATION_MAX_FILE_SIZE =
+            ConfigOptions.key("rhino.replication.max-file-size")
+                    .memoryType()
+                    .defaultValue(new MemorySize(ReplicationLimits.DEFAULTS.maxFileBytes()))
+                    .withDescription(
+                            "The largest file a peer may announce to a TaskManager's replication"
+                                    + " port (a file larger than the replica directory's free"
+                                    + " space is refused as well). Raise it only for RocksDB"
+                                    + " files larger than the default.");
 
     /** How many of its own files a TaskManager sends at once to each peer that passes them on. */
     public static final ConfigOption<Integer> REPLICATION_STREAMS_PER_PEER =

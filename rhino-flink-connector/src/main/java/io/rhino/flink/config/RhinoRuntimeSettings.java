@@ -14,6 +14,7 @@
 
 package io.rhino.flink.config;
 
+import io.rhino.replication.ReplicationLimits;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -110,6 +111,7 @@ public record RhinoRuntimeSettings(
             Boolean tls,
             Duration timeout,
             int streamsPerPeer,
+            ReplicationLimits limits,
             Duration retainAfterTasks,
             Duration fullStoreBackoff,
             String dfsPath)
@@ -163,6 +165,7 @@ public record RhinoRuntimeSettings(
             if (streamsPerPeer < 1) {
                 throw invalid(RhinoOptions.REPLICATION_STREAMS_PER_PEER, streamsPerPeer, ">= 1");
             }
+            ReplicationLimits limits = limits(config, ReplicationLimits.DEFAULTS);
             Duration retain = config.get(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS);
             if (retain.isNegative()) {
                 throw invalid(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, retain, ">= 0");
@@ -182,6 +185,7 @@ public record RhinoRuntimeSettings(
                     config.getOptional(RhinoOptions.REPLICATION_SSL_ENABLED).orElse(null),
                     timeout,
                     streamsPerPeer,
+                    limits,
                     retain,
                     backoff,
                     dfsPath);
@@ -218,9 +222,44 @@ public record RhinoRuntimeSettings(
                                                     SecurityOptions.SSL_INTERNAL_ENABLED)),
                     timeout,
                     streamsPerPeer,
+                    limits(taskManagerConfig, limits),
                     retainAfterTasks,
                     fullStoreBackoff,
                     dfsPath);
+        }
+
+        /**
+         * The limits of a replication service that {@code config} sets, the others as in {@code
+         * fallback}.
+         */
+        private static ReplicationLimits limits(ReadableConfig config, ReplicationLimits fallback) {
+            Duration handshake =
+                    config.getOptional(RhinoOptions.REPLICATION_HANDSHAKE_TIMEOUT)
+                            .orElse(fallback.handshakeTimeout());
+            requirePositive(RhinoOptions.REPLICATION_HANDSHAKE_TIMEOUT.key(), handshake);
+            Duration idle =
+                    config.getOptional(RhinoOptions.REPLICATION_IDLE_TIMEOUT)
+                            .orElse(fallback.idleTimeout());
+            if (idle.toMillis() < 2) {
+                throw invalid(RhinoOptions.REPLICATION_IDLE_TIMEOUT, idle, "at least 2 ms");
+            }
+            int connections =
+                    config.getOptional(RhinoOptions.REPLICATION_MAX_CONNECTIONS)
+                            .orElse(fallback.maxConnections());
+            if (connections < 1) {
+                throw invalid(RhinoOptions.REPLICATION_MAX_CONNECTIONS, connections, ">= 1");
+            }
+            int streams =
+                    config.getOptional(RhinoOptions.REPLICATION_MAX_STREAMS_PER_CONNECTION)
+                            .orElse(fallback.maxStreamsPerConnection());
+            if (streams < 1) {
+                throw invalid(RhinoOptions.REPLICATION_MAX_STREAMS_PER_CONNECTION, streams, ">= 1");
+            }
+            long fileBytes =
+                    config.getOptional(RhinoOptions.REPLICATION_MAX_FILE_SIZE)
+                            .map(MemorySize::getBytes)
+                            .orElse(fallback.maxFileBytes());
+            return new ReplicationLimits(handshake, idle, connections, streams, fileBytes);
         }
 
         /** A port, a range such as 50100-50200, or 0: {first, last}. */
@@ -267,6 +306,8 @@ public record RhinoRuntimeSettings(
                     + timeout
                     + ", streamsPerPeer="
                     + streamsPerPeer
+                    + ", limits="
+                    + limits
                     + ", retainAfterTasks="
                     + retainAfterTasks
                     + ", fullStoreBackoff="

@@ -17,7 +17,6 @@ package io.rhino.flink.replication;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.state.PathSegment;
 import io.rhino.replication.ReplicationConfig;
-import io.rhino.replication.ReplicationLimits;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.StoreLock;
 import java.io.File;
@@ -114,8 +113,7 @@ public final class TaskManagerReplication {
                                             ? FlinkInternalTls.fromTaskManager(taskManagerConfig)
                                             : null,
                                     settings.streamsPerPeer(),
-                                    ReplicationLimits.DEFAULTS.forReplicationTimeout(
-                                            settings.timeout())));
+                                    settings.limits().forReplicationTimeout(settings.timeout())));
             service.store().listen(new VnodeReplicaCollector(service.store()));
             JobReplicaMembers members = new JobReplicaMembers();
             service.setPeerPolicy(members);

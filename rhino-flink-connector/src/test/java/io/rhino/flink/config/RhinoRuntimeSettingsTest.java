@@ -17,6 +17,7 @@ package io.rhino.flink.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rhino.replication.ReplicationLimits;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -116,5 +117,33 @@ class RhinoRuntimeSettingsTest {
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("rhino.replication.streams-per-peer")
                 .hasMessageContaining(">= 1");
+    }
+
+    @Test
+    void replicationLimitsComeFromTheJobAndTheTaskManagersOwnConfigurationWins() {
+        Configuration job = new Configuration();
+        assertThat(read(job).replication().limits()).isEqualTo(ReplicationLimits.DEFAULTS);
+        job.set(RhinoOptions.REPLICATION_MAX_CONNECTIONS, 7);
+        job.set(RhinoOptions.REPLICATION_HANDSHAKE_TIMEOUT, Duration.ofSeconds(4));
+        Configuration taskManager = new Configuration();
+        taskManager.set(RhinoOptions.REPLICATION_HANDSHAKE_TIMEOUT, Duration.ofSeconds(3));
+        taskManager.set(RhinoOptions.REPLICATION_MAX_FILE_SIZE, MemorySize.parse("1 gb"));
+        ReplicationLimits limits = read(job).replication().onTaskManager(taskManager).limits();
+        assertThat(limits.maxConnections()).isEqualTo(7);
+        assertThat(limits.handshakeTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(limits.maxFileBytes()).isEqualTo(1L << 30);
+        assertThat(limits.maxStreamsPerConnection())
+                .isEqualTo(ReplicationLimits.DEFAULTS.maxStreamsPerConnection());
+        assertThat(limits.idleTimeout()).isEqualTo(ReplicationLimits.DEFAULTS.idleTimeout());
+
+        taskManager.set(RhinoOptions.REPLICATION_MAX_STREAMS_PER_CONNECTION, 0);
+        assertThatThrownBy(() -> read(job).replication().onTaskManager(taskManager))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.replication.max-streams-per-connection")
+                .hasMessageContaining(">= 1");
+        job.set(RhinoOptions.REPLICATION_IDLE_TIMEOUT, Duration.ofMillis(1));
+        assertThatThrownBy(() -> read(job))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("rhino.replication.idle-timeout");
     }
 }

@@ -38,13 +38,9 @@ class CancelledAttemptTest {
         MockOperatorCoordinatorContext context =
                 new MockOperatorCoordinatorContext(new OperatorID(), 3);
         RhinoOperatorSpec spec = new RhinoOperatorSpec("cancelled-after", 128, 6, 3, 3);
-        OperatorCoordinator gates =
-                new RhinoGateCoordinator.Provider(context.getOperatorId(), spec, 1, settings())
-                        .create(context);
-        gates.start();
+        OperatorCoordinator gates = startedGates(context, spec);
         try {
-            HandoverManager manager =
-                    RhinoOperatorHub.of(context, spec, 1).existingManager().orElseThrow();
+            HandoverManager manager = manager(context, spec);
 
             gates.executionAttemptFailed(0, 0, new IllegalStateException("disk gone"));
             gates.executionAttemptFailed(2, 0, null);
@@ -70,23 +66,31 @@ class CancelledAttemptTest {
         MockOperatorCoordinatorContext context =
                 new MockOperatorCoordinatorContext(new OperatorID(), 3);
         RhinoOperatorSpec spec = new RhinoOperatorSpec("cancelled-alone", 128, 6, 3, 3);
-        OperatorCoordinator gates =
-                new RhinoGateCoordinator.Provider(context.getOperatorId(), spec, 1, settings())
-                        .create(context);
-        gates.start();
+        OperatorCoordinator gates = startedGates(context, spec);
         try {
             gates.executionAttemptFailed(1, 0, null);
-            assertThat(
-                            RhinoOperatorHub.of(context, spec, 1)
-                                    .existingManager()
-                                    .orElseThrow()
-                                    .suspension())
+            assertThat(manager(context, spec).suspension())
                     .hasValue(
                             "gate subtask 1 was cancelled while the job failed over (after a task"
                                     + " of another operator failed) or was cancelled");
         } finally {
             gates.close();
         }
+    }
+
+    /** The gate coordinator of {@code spec}, started, with its operator's hub and manager. */
+    private static OperatorCoordinator startedGates(
+            MockOperatorCoordinatorContext context, RhinoOperatorSpec spec) throws Exception {
+        OperatorCoordinator gates =
+                new RhinoGateCoordinator.Provider(context.getOperatorId(), spec, 1, settings())
+                        .create(context);
+        gates.start();
+        return gates;
+    }
+
+    private static HandoverManager manager(
+            MockOperatorCoordinatorContext context, RhinoOperatorSpec spec) {
+        return RhinoOperatorHub.of(context, spec, 1).existingManager().orElseThrow();
     }
 
     private static RhinoRuntimeSettings settings() {

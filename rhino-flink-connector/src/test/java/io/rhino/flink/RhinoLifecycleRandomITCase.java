@@ -40,6 +40,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,7 +57,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * <p>Runs once with aligned and once with unaligned checkpoints. {@code mvn verify} runs a smoke of
  * 30 operations with a fixed seed, so that a red build replays; {@code -Plifecycle} runs 500 with a
  * new seed each time ({@code -Drhino.lifecycle.operations=N} any other number, {@code
- * -Drhino.test.seed=S} to replay a seed, {@code -Drhino.test.seed=random} for a new one).
+ * -Drhino.test.seed=S} to replay a seed, {@code -Drhino.test.seed=random} for a new one, {@code
+ * -Drhino.lifecycle.unaligned=true} or {@code false} to run one mode).
  */
 class RhinoLifecycleRandomITCase {
 
@@ -74,6 +76,12 @@ class RhinoLifecycleRandomITCase {
     @ValueSource(booleans = {false, true})
     void randomLifecycleOperationsKeepExactlyOnce(
             boolean unaligned, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        // -Drhino.lifecycle.unaligned=true|false runs one mode, so that a long campaign can run
+        // each mode in its own JVM
+        String only = System.getProperty("rhino.lifecycle.unaligned", "");
+        Assumptions.assumeTrue(
+                only.isBlank() || Boolean.parseBoolean(only) == unaligned,
+                "only unaligned checkpoints: " + only);
         int operations = Integer.getInteger("rhino.lifecycle.operations", 30);
         long seed = seed();
         // about 4 s of input per operation: the operations end before the input does, and the

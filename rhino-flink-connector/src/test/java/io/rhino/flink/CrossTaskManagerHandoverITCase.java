@@ -87,7 +87,7 @@ class CrossTaskManagerHandoverITCase {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
                 config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
-        RhinoClusters.withPeerReplication(config, replicas, "across-it");
+        RhinoClusters.withPeerReplication(config, replicas, null);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(PARALLELISM);
         RhinoStreams.keyBy(

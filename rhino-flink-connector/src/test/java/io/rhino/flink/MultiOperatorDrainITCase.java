@@ -346,7 +346,7 @@ class MultiOperatorDrainITCase {
             throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         if (replication.equals("peers")) {
-            RhinoClusters.withPeerReplication(config, replicas, "drain-it");
+            RhinoClusters.withPeerReplication(config, replicas, null);
         } else if (replication.equals("dfs")) {
             config.set(RhinoOptions.REPLICATION_MODE, "dfs");
             config.set(RhinoOptions.REPLICATION_DFS_PATH, replicas.toUri().toString());

@@ -22,18 +22,22 @@ import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
+import io.rhino.replication.ReplicationConfig;
+import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
 import io.rhino.replication.testing.ChangingFileTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +80,7 @@ class ReplicationITCase {
 
     @TempDir Path checkpoints;
     @TempDir Path replicas;
+    @TempDir Path stranger;
 
     @Test
     void everyCheckpointOfEveryVnodeIsHeldVerifiedOnAnotherTaskManager(
@@ -84,7 +89,8 @@ class ReplicationITCase {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
                 config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
-        RhinoClusters.withPeerReplication(config, replicas, "replication-it");
+        // no secret: each Rhino operator gets a random one, and its peers work only in its scope
+        RhinoClusters.withPeerReplication(config, replicas, null);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(
                 env, runId, EVENTS, RhinoKeyedStreamOptions.builder(NAME).vnodes(8).build());
@@ -146,6 +152,8 @@ class ReplicationITCase {
                     .isPositive();
         }
 
+        assertStrangersAreRefused(taskManagerBySubtask.values(), prefix);
+
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
         Multisets.assertSameMultiset(
@@ -157,6 +165,39 @@ class ReplicationITCase {
                 assertThat(store.resolve(PathSegment.of(job.getJobID().toString())))
                         .as("replicas of the finished job")
                         .doesNotExist();
+            }
+        }
+    }
+
+    /**
+     * Without a configured secret, a peer that does not know the operator's random secret gets
+     * nothing into any TaskManager's store: not without a scope, not with a guessed secret.
+     */
+    private void assertStrangersAreRefused(Collection<String> taskManagers, String prefix)
+            throws Exception {
+        Path evil = Files.write(stranger.resolve("evil.sst"), new byte[1000]);
+        String target = prefix + "/vnode-0/evil.sst";
+        try (ReplicationService peer =
+                ReplicationService.start(
+                        ReplicationConfig.anyPort(
+                                "127.0.0.1",
+                                stranger.resolve("store"),
+                                null,
+                                Duration.ofSeconds(20)))) {
+            for (String taskManager : new HashSet<>(taskManagers)) {
+                ReplicationService service =
+                        TaskManagerReplication.serviceOf(taskManager).orElseThrow();
+                assertThat(peer.replicate(evil, target, List.of(service.address())))
+                        .failsWithin(Duration.ofSeconds(20))
+                        .withThrowableOfType(Exception.class)
+                        .withMessageContaining("named no scope");
+                peer.registerScope(prefix, "a guessed secret");
+                assertThat(peer.replicate(evil, target, List.of(service.address())))
+                        .failsWithin(Duration.ofSeconds(20))
+                        .withThrowableOfType(Exception.class)
+                        .withMessageContaining("does not know that job operator's secret");
+                peer.forgetScope(prefix);
+                assertThat(service.store().file(target)).as("on %s", taskManager).isEmpty();
             }
         }
     }

@@ -101,13 +101,16 @@ final class RhinoClusters {
 
     /**
      * {@code config} with checkpoints replicated to peer TaskManagers, each TaskManager's replicas
-     * in a directory of its own under {@code replicas}.
+     * in a directory of its own under {@code replicas}, peers proving {@code secret} (null: none
+     * configured, each Rhino operator's own random one).
      */
     static Configuration withPeerReplication(
             Configuration config, java.nio.file.Path replicas, String secret) {
         config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_MODE, "peers");
         config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_DIR, replicas.toString());
-        config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_SECRET, secret);
+        if (secret != null) {
+            config.set(io.rhino.flink.config.RhinoOptions.REPLICATION_SECRET, secret);
+        }
         return config;
     }
 

@@ -470,7 +470,7 @@ class TaskManagerKillCampaignITCase {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
                 config, directory.resolve("checkpoints-" + job), Duration.ofSeconds(2));
-        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "kill-campaign");
+        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), null);
         config.set(RhinoOptions.REPLICATION_FACTOR, 2);
         config.set(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, RETENTION);
         // a lost TaskManager's slots look free until its heartbeat times out: restarts may fail

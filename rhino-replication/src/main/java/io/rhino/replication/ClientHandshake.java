@@ -37,15 +37,21 @@ final class ClientHandshake extends SimpleChannelInboundHandler<ReplicationMessa
 
     private final PeerAddress peer;
     private final String memberId;
+    private final String scope;
     private final Authentication authentication;
     private final Duration timeout;
     private byte[] nonce;
     private ScheduledFuture<?> deadline;
 
     ClientHandshake(
-            PeerAddress peer, String memberId, Authentication authentication, Duration timeout) {
+            PeerAddress peer,
+            String memberId,
+            String scope,
+            Authentication authentication,
+            Duration timeout) {
         this.peer = peer;
         this.memberId = memberId;
+        this.scope = scope;
         this.authentication = authentication;
         this.timeout = timeout;
     }
@@ -85,21 +91,29 @@ final class ClientHandshake extends SimpleChannelInboundHandler<ReplicationMessa
             nonce = Authentication.nonce();
             ctx.writeAndFlush(
                     new ReplicationMessage.Hello(
-                            memberId, authentication.prove(challenge.nonce(), memberId), nonce));
+                            memberId,
+                            scope,
+                            authentication.prove(scope, challenge.nonce(), memberId),
+                            nonce));
         } else if (message instanceof ReplicationMessage.Welcome welcome && nonce != null) {
-            if (!authentication.acceptsReceiver(nonce, memberId, welcome.proof())) {
+            if (!authentication.acceptsReceiver(scope, nonce, memberId, welcome.proof())) {
                 fail(
                         ctx,
                         "peer "
                                 + peer
-                                + " could not prove it knows rhino.replication.secret: it is no"
-                                + " member of this job, or its secret differs");
+                                + (scope.isEmpty()
+                                        ? " could not prove it knows rhino.replication.secret: it"
+                                                + " is no member of this job, or its secret"
+                                                + " differs"
+                                        : " could not prove it knows the secret of scope '"
+                                                + scope
+                                                + "': it runs no task of that job operator"));
                 return;
             }
             deadline.cancel(false);
             ReplicationCodec.markAuthenticated(ctx.channel());
             ctx.pipeline().remove(this);
-            ctx.fireUserEventTriggered(new Handshake.Authenticated(peer.toString()));
+            ctx.fireUserEventTriggered(new Handshake.Authenticated(peer.toString(), scope));
         } else if (message instanceof ReplicationMessage.Fail) {
             ctx.fireChannelRead(message); // the peer's refusal, for the sender to report
         } else {

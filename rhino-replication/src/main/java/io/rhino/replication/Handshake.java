@@ -17,10 +17,16 @@ package io.rhino.replication;
 /** The events a connection's handshake handler passes on to the handler that carries streams. */
 final class Handshake {
 
+    /** The scope an accepted connection authenticated in, once it did. */
+    static final io.netty.util.AttributeKey<String> SCOPE =
+            io.netty.util.AttributeKey.valueOf("rhino-replication-scope");
+
     private Handshake() {}
 
-    /** Both sides proved they know the secret; {@code peer} names the other side. */
-    record Authenticated(String peer) {}
+    /**
+     * Both sides proved they know the secret of {@code scope}; {@code peer} names the other side.
+     */
+    record Authenticated(String peer, String scope) {}
 
     /** The handshake failed, saying why; the connection closes. */
     record Failed(ReplicationException cause) {}

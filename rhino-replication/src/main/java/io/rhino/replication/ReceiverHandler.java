@@ -79,10 +79,12 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     private final ReplicationStats stats;
     private final ReplicationLimits limits;
     private final java.util.function.Supplier<PeerPolicy> policy;
+    private final Authentication authentication;
     private final Map<Long, Incoming> streams = new HashMap<>();
     private int fetchesInFlight;
     private ChannelHandlerContext ctx;
     private String peer;
+    private String scope;
 
     ReceiverHandler(
             ReplicaStore store,
@@ -91,9 +93,11 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
             String self,
             ReplicationStats stats,
             ReplicationLimits limits,
-            java.util.function.Supplier<PeerPolicy> policy) {
+            java.util.function.Supplier<PeerPolicy> policy,
+            Authentication authentication) {
         this.stats = stats;
         this.policy = policy;
+        this.authentication = authentication;
         this.store = store;
         this.forwarder = forwarder;
         this.pusher = pusher;
@@ -145,6 +149,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                                 + " bytes is above the limit of "
                                 + limits.maxFileBytes());
             }
+            checkInScope(open.path());
             checkDownstream(open);
             file = store.create(open.path(), id);
         } catch (IllegalArgumentException | IOException e) {
@@ -200,6 +205,8 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
         PeerAddress replyTo;
         try {
             checkRoomForOneMore();
+            checkInScope(fetch.sourcePath());
+            checkInScope(fetch.targetPath());
             replyTo = PeerAddress.parse(fetch.replyTo());
             if (!replyTo.toString().equals(peer)) {
                 // else any peer could have this member send a replica to an address it names
@@ -244,6 +251,24 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
                                                             + "': "
                                                             + failure.getMessage()));
                         });
+    }
+
+    /**
+     * Refuses a path outside the scope this connection authenticated in, and any path once that
+     * scope is no longer served here.
+     */
+    private void checkInScope(String path) throws IOException {
+        java.util.Optional<String> gone = authentication.refusal(scope);
+        if (gone.isPresent()) {
+            throw new IOException("this peer " + gone.get());
+        }
+        if (!Authentication.inScope(scope, path)) {
+            throw new IOException(
+                    "the path is outside the scope '"
+                            + scope
+                            + "' this peer authenticated in: a job operator's peers touch only"
+                            + " its own replicas");
+        }
     }
 
     /** Refuses a chain whose next members the policy does not know for this file. */
@@ -396,6 +421,7 @@ final class ReceiverHandler extends SimpleChannelInboundHandler<ReplicationMessa
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
         if (event instanceof Handshake.Authenticated authenticated) {
             peer = authenticated.peer();
+            scope = authenticated.scope();
             return;
         }
         if (event instanceof IdleStateEvent) {

@@ -32,6 +32,9 @@ import java.util.Objects;
  *     on: every member that passes a file on holds up to a credit window (1 MiB) of it while the
  *     next member is slower
  * @param limits what the service grants a peer before closing its connection
+ * @param scopesOnly whether only peers of a registered {@linkplain ReplicationService#registerScope
+ *     scope} are accepted (and {@code secret} is ignored), each working only under its scope's path
+ *     prefix
  */
 public record ReplicationConfig(
         String bindHost,
@@ -42,7 +45,8 @@ public record ReplicationConfig(
         Duration timeout,
         ReplicationTls tls,
         int streamsPerPeer,
-        ReplicationLimits limits) {
+        ReplicationLimits limits,
+        boolean scopesOnly) {
 
     /** Enough to keep a chain's hops busy while one file ends and the next one starts. */
     public static final int DEFAULT_STREAMS_PER_PEER = 4;
@@ -81,7 +85,8 @@ public record ReplicationConfig(
                 timeout,
                 tls,
                 streamsPerPeer,
-                ReplicationLimits.DEFAULTS);
+                ReplicationLimits.DEFAULTS,
+                false);
     }
 
     /** The same service with TLS between peers. */
@@ -95,7 +100,8 @@ public record ReplicationConfig(
                 timeout,
                 tls,
                 streamsPerPeer,
-                limits);
+                limits,
+                scopesOnly);
     }
 
     /** The same service sending {@code streams} of its own files at once to each peer. */
@@ -109,7 +115,8 @@ public record ReplicationConfig(
                 timeout,
                 tls,
                 streams,
-                limits);
+                limits,
+                scopesOnly);
     }
 
     /** The same service with other limits. */
@@ -123,7 +130,26 @@ public record ReplicationConfig(
                 timeout,
                 tls,
                 streamsPerPeer,
-                limits);
+                limits,
+                scopesOnly);
+    }
+
+    /**
+     * The same service taking only peers of the scopes registered on it: no peer works outside a
+     * job operator's path prefix, and none without that operator's secret.
+     */
+    public ReplicationConfig withScopesOnly() {
+        return new ReplicationConfig(
+                bindHost,
+                firstPort,
+                lastPort,
+                storeDirectory,
+                secret,
+                timeout,
+                tls,
+                streamsPerPeer,
+                limits,
+                true);
     }
 
     /** A service on any free port of {@code bindHost}, without TLS, with the default streams. */

@@ -78,17 +78,21 @@ public final class ReplicationService implements AutoCloseable {
     private final EventLoop loop;
     private final Channel server;
     private final PeerAddress address;
-    private final Map<PeerAddress, CompletableFuture<SenderConnection>> connections =
+
+    /** A connection to a peer authenticated in one scope: a scope's streams go only on its own. */
+    private record ConnectionKey(PeerAddress peer, String scope) {}
+
+    private final Map<ConnectionKey, CompletableFuture<SenderConnection>> connections =
             new HashMap<>();
     // accepted connections open now; the service's one event loop alone changes it
-    private int acceptedConnections;
+    private final java.util.Set<Channel> accepted = new java.util.HashSet<>();
     private volatile PeerPolicy peerPolicy = PeerPolicy.ANY;
 
     private ReplicationService(ReplicationConfig config) throws IOException {
         this.config = config;
         this.storeLock = StoreLock.acquire(config.storeDirectory());
         this.store = new ReplicaStore(config.storeDirectory());
-        this.authentication = new Authentication(config.secret());
+        this.authentication = new Authentication(config.secret(), config.scopesOnly());
         try {
             this.serverTls = config.tls() == null ? null : config.tls().serverContext();
             this.clientTls = config.tls() == null ? null : config.tls().clientContext();
@@ -153,6 +157,44 @@ public final class ReplicationService implements AutoCloseable {
         return store;
     }
 
+    /**
+     * From now on, peers that prove {@code secret} in {@code scope} (a path prefix such as a job
+     * operator's, without a trailing slash) may store, pass on and fetch files under it, and this
+     * service's own files under it go out on connections authenticated in it. Registering a scope
+     * again replaces its secret.
+     */
+    public void registerScope(String scope, String secret) {
+        if (scope == null || scope.isEmpty() || scope.endsWith("/")) {
+            throw new IllegalArgumentException(
+                    "scope '" + scope + "' (expected: a path prefix without a trailing slash)");
+        }
+        store.resolve(scope); // the same rules as every stored path's
+        authentication.register(scope, secret);
+    }
+
+    /**
+     * Peers of {@code scope} are refused from now on, and this service's connections in it close.
+     */
+    public void forgetScope(String scope) {
+        authentication.forget(scope);
+        loop.execute(
+                () -> {
+                    List.copyOf(accepted).stream()
+                            .filter(channel -> scope.equals(channel.attr(Handshake.SCOPE).get()))
+                            .forEach(Channel::close);
+                    connections.entrySet().removeIf(entry -> closeIfIn(scope, entry));
+                });
+    }
+
+    private static boolean closeIfIn(
+            String scope, Map.Entry<ConnectionKey, CompletableFuture<SenderConnection>> entry) {
+        if (!entry.getKey().scope().equals(scope)) {
+            return false;
+        }
+        entry.getValue().thenAccept(connection -> connection.channel().close());
+        return true;
+    }
+
     /** From now on, the members named downstream in a peer's OPEN must pass {@code policy}. */
     public void setPeerPolicy(PeerPolicy policy) {
         this.peerPolicy = java.util.Objects.requireNonNull(policy, "policy");
@@ -186,6 +228,7 @@ public final class ReplicationService implements AutoCloseable {
         chain.subList(1, chain.size()).forEach(member -> downstream.add(member.toString()));
         startOn(
                 chain.get(0),
+                authentication.scopeOf(relativePath),
                 result,
                 connection ->
                         connection.open(
@@ -206,14 +249,26 @@ public final class ReplicationService implements AutoCloseable {
      */
     public CompletableFuture<Void> fetch(PeerAddress holder, String sourcePath, String targetPath) {
         CompletableFuture<Void> result = new CompletableFuture<>();
+        String scope = authentication.scopeOf(sourcePath);
         try {
             store.resolve(targetPath);
+            if (!Authentication.inScope(scope, targetPath)) {
+                throw new IllegalArgumentException(
+                        "'"
+                                + targetPath
+                                + "' is outside the scope '"
+                                + scope
+                                + "' of the fetched '"
+                                + sourcePath
+                                + "'");
+            }
         } catch (IllegalArgumentException e) {
             result.completeExceptionally(e);
             return result;
         }
         startOn(
                 holder,
+                scope,
                 result,
                 connection -> connection.fetch(sourcePath, targetPath, address.toString(), result),
                 () -> {},
@@ -238,6 +293,7 @@ public final class ReplicationService implements AutoCloseable {
      */
     private void startOn(
             PeerAddress peer,
+            String scope,
             CompletableFuture<Void> result,
             ToLongFunction<SenderConnection> start,
             Runnable cleanUp,
@@ -247,7 +303,7 @@ public final class ReplicationService implements AutoCloseable {
         SenderConnection[] via = {null};
         loop.execute(
                 () ->
-                        connection(peer)
+                        connection(peer, scope)
                                 .whenComplete(
                                         (connection, failure) -> {
                                             if (failure != null) {
@@ -365,7 +421,7 @@ public final class ReplicationService implements AutoCloseable {
                     return forward;
                 }
                 List<String> rest = downstream.subList(1, downstream.size());
-                connection(next)
+                connection(next, scopeOf(path))
                         .whenComplete(
                                 (connection, failure) -> {
                                     if (failure != null) {
@@ -387,8 +443,14 @@ public final class ReplicationService implements AutoCloseable {
                 return forward;
             };
 
-    private CompletableFuture<SenderConnection> connection(PeerAddress peer) {
-        CompletableFuture<SenderConnection> existing = connections.get(peer);
+    /** The scope a received file is passed on in: the one it was received in. */
+    private String scopeOf(String path) {
+        return authentication.scopeOf(path);
+    }
+
+    private CompletableFuture<SenderConnection> connection(PeerAddress peer, String scope) {
+        ConnectionKey key = new ConnectionKey(peer, scope);
+        CompletableFuture<SenderConnection> existing = connections.get(key);
         if (existing != null
                 && !(existing.isDone()
                         && (existing.isCompletedExceptionally()
@@ -396,7 +458,7 @@ public final class ReplicationService implements AutoCloseable {
             return existing;
         }
         SenderConnection handler = new SenderConnection(peer, config.streamsPerPeer());
-        connections.put(peer, handler.ready());
+        connections.put(key, handler.ready());
         new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
@@ -417,6 +479,7 @@ public final class ReplicationService implements AutoCloseable {
                                         new ClientHandshake(
                                                 peer,
                                                 address.toString(),
+                                                scope,
                                                 authentication,
                                                 config.limits().handshakeTimeout()),
                                         handler);
@@ -471,7 +534,8 @@ public final class ReplicationService implements AutoCloseable {
                                                 self,
                                                 stats,
                                                 config.limits(),
-                                                () -> peerPolicy));
+                                                () -> peerPolicy,
+                                                authentication));
                             }
                         })
                 .bind(config.bindHost(), port)
@@ -484,18 +548,18 @@ public final class ReplicationService implements AutoCloseable {
      * at once (logged and counted as refused) if the service has as many as it may.
      */
     private boolean admit(SocketChannel channel) {
-        if (acceptedConnections >= config.limits().maxConnections()) {
+        if (accepted.size() >= config.limits().maxConnections()) {
             stats.refused();
             LOG.warn(
                     "Refused replication connection from {}: already {} open, the most"
                             + " allowed; closing",
                     channel.remoteAddress(),
-                    acceptedConnections);
+                    accepted.size());
             channel.close();
             return false;
         }
-        acceptedConnections++;
-        channel.closeFuture().addListener(closed -> acceptedConnections--);
+        accepted.add(channel);
+        channel.closeFuture().addListener(closed -> accepted.remove(channel));
         return true;
     }
 

@@ -78,22 +78,32 @@ final class ServerHandshake extends SimpleChannelInboundHandler<ReplicationMessa
                             + " bytes (expected: "
                             + Authentication.NONCE_BYTES
                             + ")");
-        } else if (!authentication.accepts(nonce, hello.memberId(), hello.proof())) {
+        } else if (authentication.refusal(hello.scope()).isPresent()) {
+            refuse(ctx, authentication.refusal(hello.scope()).get());
+        } else if (!authentication.accepts(hello.scope(), nonce, hello.memberId(), hello.proof())) {
             refuse(
                     ctx,
                     "authentication failed at "
                             + self
                             + " for '"
                             + hello.memberId()
-                            + "': peers must share rhino.replication.secret");
+                            + "'"
+                            + (hello.scope().isEmpty()
+                                    ? ": peers must share rhino.replication.secret"
+                                    : " in scope '"
+                                            + hello.scope()
+                                            + "': it does not know that job operator's secret"));
         } else {
             deadline.cancel(false);
             ReplicationCodec.markAuthenticated(ctx.channel());
+            ctx.channel().attr(Handshake.SCOPE).set(hello.scope());
             ctx.writeAndFlush(
                     new ReplicationMessage.Welcome(
-                            authentication.proveReceiver(hello.nonce(), hello.memberId())));
+                            authentication.proveReceiver(
+                                    hello.scope(), hello.nonce(), hello.memberId())));
             ctx.pipeline().remove(this);
-            ctx.fireUserEventTriggered(new Handshake.Authenticated(hello.memberId()));
+            ctx.fireUserEventTriggered(
+                    new Handshake.Authenticated(hello.memberId(), hello.scope()));
         }
     }
 

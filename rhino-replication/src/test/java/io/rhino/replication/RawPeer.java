@@ -46,13 +46,27 @@ final class RawPeer implements AutoCloseable {
 
     /** Answers the challenge as {@code memberId} knowing {@code secret}; returns the welcome. */
     ReplicationMessage.Welcome authenticate(String secret, String memberId) throws IOException {
+        return (ReplicationMessage.Welcome) authenticateIn("", secret, memberId);
+    }
+
+    /**
+     * Answers the challenge as {@code memberId} knowing {@code secret} of {@code scope}; returns
+     * the answer: a welcome, or the refusal.
+     */
+    ReplicationMessage authenticateIn(String scope, String secret, String memberId)
+            throws IOException {
         ReplicationMessage.Challenge challenge = (ReplicationMessage.Challenge) read();
+        Authentication authentication = new Authentication(scope.isEmpty() ? secret : null, false);
+        if (!scope.isEmpty()) {
+            authentication.register(scope, secret);
+        }
         send(
                 new ReplicationMessage.Hello(
                         memberId,
-                        new Authentication(secret).prove(challenge.nonce(), memberId),
+                        scope,
+                        authentication.prove(scope, challenge.nonce(), memberId),
                         Authentication.nonce()));
-        return (ReplicationMessage.Welcome) read();
+        return read();
     }
 
     void send(ReplicationMessage message) throws IOException {

@@ -50,7 +50,7 @@ class ReceiverHandlerTest {
         return new EmbeddedChannel(
                 ReplicationPipeline.serverHandlers(
                         new ServerHandshake(
-                                new Authentication(SECRET),
+                                new Authentication(SECRET, false),
                                 "self:1",
                                 stats,
                                 ReplicationLimits.DEFAULTS.handshakeTimeout()),
@@ -64,7 +64,8 @@ class ReceiverHandlerTest {
                                 "self:1",
                                 stats,
                                 ReplicationLimits.DEFAULTS,
-                                () -> PeerPolicy.ANY)));
+                                () -> PeerPolicy.ANY,
+                                new Authentication(SECRET, false))));
     }
 
     /** Answers the challenge as a peer that knows the secret. */
@@ -75,13 +76,15 @@ class ReceiverHandlerTest {
                 channel,
                 new ReplicationMessage.Hello(
                         "peer:2",
-                        new Authentication(SECRET).prove(challenge.nonce(), "peer:2"),
+                        "",
+                        new Authentication(SECRET, false).prove("", challenge.nonce(), "peer:2"),
                         nonce));
         ReplicationMessage welcome = read(channel);
         assertThat(welcome).isInstanceOf(ReplicationMessage.Welcome.class);
         assertThat(
-                        new Authentication(SECRET)
+                        new Authentication(SECRET, false)
                                 .acceptsReceiver(
+                                        "",
                                         nonce,
                                         "peer:2",
                                         ((ReplicationMessage.Welcome) welcome).proof()))

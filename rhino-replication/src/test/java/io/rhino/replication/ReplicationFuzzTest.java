@@ -266,6 +266,7 @@ class ReplicationFuzzTest {
             case 1 ->
                     new ReplicationMessage.Hello(
                             pick(random, addresses),
+                            random.nextBoolean() ? "" : pick(random, paths),
                             bytes(random, random.nextInt(40)),
                             bytes(random, random.nextInt(40)));
             case 2 -> new ReplicationMessage.Welcome(bytes(random, random.nextInt(40)));

@@ -409,12 +409,17 @@ public final class RhinoOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription(
-                            "Shared secret every replication peer must prove it knows"
+                            "The secret a Rhino operator's replication peers prove they know"
                                     + " (HMAC challenges both ways: the connecting and the"
-                                    + " accepting side each prove it; never sent). Without it any"
-                                    + " peer that reaches the port is accepted (logged as a"
-                                    + " warning), though only within the limits every connection"
-                                    + " has (see docs/architecture.md, 'Bounded before trust').");
+                                    + " accepting side each prove it; never sent). Unset, every"
+                                    + " Rhino operator gets a random secret of its own when the"
+                                    + " job is built, carried to its tasks in the job graph:"
+                                    + " replication is authenticated without set-up. Either way a"
+                                    + " peer works only in the scope of one job's operator (its"
+                                    + " replicas' path prefix) and touches no other's replicas."
+                                    + " Set it to keep the secret out of the job graph's default"
+                                    + " generation, e.g. from a secret store; see"
+                                    + " docs/architecture.md, 'Bounded before trust'.");
 
     /** Mutual TLS between replication peers. */
     public static final ConfigOption<Boolean> REPLICATION_SSL_ENABLED =

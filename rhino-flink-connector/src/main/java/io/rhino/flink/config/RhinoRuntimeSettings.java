@@ -181,7 +181,9 @@ public record RhinoRuntimeSettings(
                     ports[0],
                     ports[1],
                     config.getOptional(RhinoOptions.REPLICATION_DIR).orElse(null),
-                    config.getOptional(RhinoOptions.REPLICATION_SECRET).orElse(null),
+                    config.getOptional(RhinoOptions.REPLICATION_SECRET)
+                            .filter(secret -> !secret.isEmpty())
+                            .orElseGet(Replication::randomSecret),
                     config.getOptional(RhinoOptions.REPLICATION_SSL_ENABLED).orElse(null),
                     timeout,
                     streamsPerPeer,
@@ -189,6 +191,16 @@ public record RhinoRuntimeSettings(
                     retain,
                     backoff,
                     dfsPath);
+        }
+
+        /**
+         * A secret for one operator's replication peers when none is configured: 256 random bits,
+         * drawn where the job is built and carried to the tasks with the operator.
+         */
+        static String randomSecret() {
+            byte[] secret = new byte[32];
+            new java.security.SecureRandom().nextBytes(secret);
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         }
 
         /**

@@ -14,7 +14,6 @@
 
 package io.rhino.flink.replication;
 
-import io.rhino.flink.state.PathSegment;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.PeerPolicy;
 import java.util.Collection;
@@ -23,36 +22,38 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The replication services of each job's Rhino operators, as their coordinators told the job's
- * gates on this TaskManager (with each operator's chains): a peer's OPEN may make this member pass
- * a file of a job on only to one of them. A job's members accumulate while it runs here (a chain
- * changes among them; a TaskManager that left keeps its place until the job's replicas go).
+ * The replication services of each Rhino operator's gates, as its coordinator told the gates on
+ * this TaskManager (with its chains), by the operator's scope (the path prefix of its replicas): a
+ * peer's OPEN may make this member pass a file on only to a member of the operator the file belongs
+ * to. An operator's members accumulate while it runs here (a chain changes among them; a
+ * TaskManager that left keeps its place until the job's replicas go).
  */
 final class JobReplicaMembers implements PeerPolicy {
 
-    private final Map<String, Set<PeerAddress>> byJobSegment = new ConcurrentHashMap<>();
+    private final Map<String, Set<PeerAddress>> byScope = new ConcurrentHashMap<>();
 
-    /** Adds the services ("host:port") of {@code job}'s gates. */
-    void admit(String job, Collection<String> services) {
+    /** Adds the services ("host:port") of the gates of the operator of {@code scope}. */
+    void admit(String scope, Collection<String> services) {
         Set<PeerAddress> members =
-                byJobSegment.computeIfAbsent(
-                        PathSegment.of(job), segment -> ConcurrentHashMap.newKeySet());
+                byScope.computeIfAbsent(scope, s -> ConcurrentHashMap.newKeySet());
         for (String service : services) {
             members.add(PeerAddress.parse(service));
         }
     }
 
-    /** Forgets {@code job}'s members, with its replicas. */
-    void forget(String job) {
-        byJobSegment.remove(PathSegment.of(job));
+    /** Forgets the members of {@code scope}, with its replicas. */
+    void forget(String scope) {
+        byScope.remove(scope);
     }
 
-    /** A replica path starts with its job's segment: only that job's members are hops. */
+    /** Only the members of the operator whose scope holds the file are hops. */
     @Override
     public boolean mayForward(String relativePath, PeerAddress hop) {
-        int slash = relativePath.indexOf('/');
-        Set<PeerAddress> members =
-                slash < 0 ? null : byJobSegment.get(relativePath.substring(0, slash));
-        return members != null && members.contains(hop);
+        for (Map.Entry<String, Set<PeerAddress>> scope : byScope.entrySet()) {
+            if (relativePath.startsWith(scope.getKey() + "/")) {
+                return scope.getValue().contains(hop);
+            }
+        }
+        return false;
     }
 }

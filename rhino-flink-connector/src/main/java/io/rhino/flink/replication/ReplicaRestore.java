@@ -74,7 +74,8 @@ public final class ReplicaRestore implements AutoCloseable {
     private final String operatorPrefix;
     private final Path workDirectory;
 
-    private final String fetchDirectory = "_fetched/" + UUID.randomUUID();
+    // under the operator's prefix: a fetch stays within the scope its peers authenticate in
+    private final String fetchDirectory;
     private final List<Path> assembled = new ArrayList<>();
     private final Map<Integer, Seed> seeds = new HashMap<>();
     private final Map<Integer, CompletableFuture<Optional<Fetched>>> prefetched = new HashMap<>();
@@ -94,6 +95,7 @@ public final class ReplicaRestore implements AutoCloseable {
         this.holders = holders;
         this.operatorPrefix = operatorPrefix;
         this.workDirectory = workDirectory;
+        this.fetchDirectory = operatorPrefix + "/_fetched/" + UUID.randomUUID();
     }
 
     /**

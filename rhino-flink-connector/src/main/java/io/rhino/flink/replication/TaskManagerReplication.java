@@ -25,8 +25,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Future;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.metrics.MetricGroup;
@@ -55,6 +57,7 @@ public final class TaskManagerReplication {
             ReplicationService service,
             Map<String, Integer> usersByJob,
             Map<String, Future<?>> deletionsByJob,
+            Map<String, Set<String>> scopesByJob,
             JobReplicaMembers members) {
         boolean idle() {
             return usersByJob.isEmpty() && deletionsByJob.isEmpty();
@@ -70,7 +73,9 @@ public final class TaskManagerReplication {
      *
      * @param taskManager the TaskManager's name
      * @param job the job of the gate acquiring it
-     * @param jobSettings the job's settings
+     * @param scope the path prefix of the gate's operator's replicas ({@link
+     *     PeerVnodeReplication#operatorPrefix}): peers proving the operator's secret work there
+     * @param jobSettings the job's settings, with the operator's secret
      * @param taskManagerConfig the TaskManager's configuration, which {@linkplain
      *     RhinoRuntimeSettings.Replication#onTaskManager overrides} them and holds its TLS stores
      * @param defaultHost its own address, used unless {@code rhino.replication.bind-host} is set
@@ -81,6 +86,7 @@ public final class TaskManagerReplication {
     public static synchronized ReplicationService acquire(
             String taskManager,
             String job,
+            String scope,
             RhinoRuntimeSettings.Replication jobSettings,
             ReadableConfig taskManagerConfig,
             String defaultHost,
@@ -107,20 +113,23 @@ public final class TaskManagerReplication {
                                     settings.firstPort(),
                                     settings.lastPort(),
                                     root.resolve(PathSegment.of(taskManager)),
-                                    settings.secret(),
+                                    null, // every peer works in a scope, with its secret
                                     settings.timeout(),
                                     settings.tls()
                                             ? FlinkInternalTls.fromTaskManager(taskManagerConfig)
                                             : null,
                                     settings.streamsPerPeer(),
-                                    settings.limits().forReplicationTimeout(settings.timeout())));
+                                    settings.limits().forReplicationTimeout(settings.timeout()),
+                                    true));
             service.store().listen(new VnodeReplicaCollector(service.store()));
             JobReplicaMembers members = new JobReplicaMembers();
             service.setPeerPolicy(members);
             // a TaskManager that died here before this one left its store behind
             StoreLock.removeAbandoned(root, service.store().root());
             LOG.info("TaskManager {} replicates through {}", taskManager, service.address());
-            running = new Running(service, new HashMap<>(), new HashMap<>(), members);
+            running =
+                    new Running(
+                            service, new HashMap<>(), new HashMap<>(), new HashMap<>(), members);
             BY_TASK_MANAGER.put(taskManager, running);
         }
         Future<?> deletion = running.deletionsByJob().remove(job);
@@ -128,20 +137,24 @@ public final class TaskManagerReplication {
             deletion.cancel(false);
             LOG.info("Job {} runs again on TaskManager {}: its replicas stay", job, taskManager);
         }
+        // the secret travels with the operator, the same in every attempt of the job: registering
+        // it again is harmless
+        running.service().registerScope(scope, jobSettings.secret());
+        running.scopesByJob().computeIfAbsent(job, j -> new HashSet<>()).add(scope);
         running.usersByJob().merge(job, 1, Integer::sum);
         return running.service();
     }
 
     /**
-     * The replication services of {@code job}'s gates of one operator, as its coordinator sent them
-     * with the chains: the members this TaskManager passes the job's files on to when a peer's
-     * chain names them, and no others.
+     * The replication services of one operator's gates, as its coordinator sent them with the
+     * chains: the members this TaskManager passes the files of that operator's {@code scope} on to
+     * when a peer's chain names them, and no others.
      */
     public static synchronized void admitMembers(
-            String taskManager, String job, Collection<String> services) {
+            String taskManager, String scope, Collection<String> services) {
         Running running = BY_TASK_MANAGER.get(taskManager);
         if (running != null) {
-            running.members().admit(job, services);
+            running.members().admit(scope, services);
         }
     }
 
@@ -219,7 +232,11 @@ public final class TaskManagerReplication {
     }
 
     private static void deleteReplicas(Running running, String job) {
-        running.members().forget(job);
+        for (String scope : running.scopesByJob().getOrDefault(job, Set.of())) {
+            running.members().forget(scope);
+            running.service().forgetScope(scope);
+        }
+        running.scopesByJob().remove(job);
         try {
             running.service().store().deleteTree(PathSegment.of(job));
         } catch (IOException e) {

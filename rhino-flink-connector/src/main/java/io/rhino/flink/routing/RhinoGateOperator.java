@@ -198,6 +198,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                     TaskManagerReplication.acquire(
                             taskManager,
                             env.getJobID().toString(),
+                            PeerVnodeReplication.operatorPrefix(
+                                    env.getJobID().toString(), spec.name()),
                             replication,
                             env.getTaskManagerInfo().getConfiguration(),
                             env.getTaskManagerInfo().getTaskManagerExternalAddress(),
@@ -558,7 +560,9 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 // before the chain starts: this TaskManager's hops of this job's chains
                 TaskManagerReplication.admitMembers(
                         replicationTaskManager,
-                        getContainingTask().getEnvironment().getJobID().toString(),
+                        PeerVnodeReplication.operatorPrefix(
+                                getContainingTask().getEnvironment().getJobID().toString(),
+                                spec.name()),
                         chain.serviceBySubtask().values());
             }
             replicateAlong(chain.chain());

@@ -50,8 +50,11 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
 
     private static final int MAX_STRING_BYTES = 4096;
 
-    /** The largest frame accepted before authentication: a hello with its longest member id. */
-    public static final int HANDSHAKE_FRAME_BYTES = 2 * MAX_STRING_BYTES;
+    /**
+     * The largest frame accepted before authentication: a hello with its longest member id and
+     * scope.
+     */
+    public static final int HANDSHAKE_FRAME_BYTES = 3 * MAX_STRING_BYTES;
 
     private static final AttributeKey<Boolean> AUTHENTICATED =
             AttributeKey.valueOf(ReplicationCodec.class, "authenticated");
@@ -102,6 +105,7 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
         } else if (message instanceof ReplicationMessage.Hello h) {
             out.writeByte(HELLO);
             writeString(out, h.memberId());
+            writeString(out, h.scope());
             writeBytes(out, h.proof());
             writeBytes(out, h.nonce());
         } else if (message instanceof ReplicationMessage.Welcome w) {
@@ -180,7 +184,10 @@ public final class ReplicationCodec extends ByteToMessageCodec<ReplicationMessag
                     case CHALLENGE -> new ReplicationMessage.Challenge(readBytes(frame));
                     case HELLO ->
                             new ReplicationMessage.Hello(
-                                    readString(frame), readBytes(frame), readBytes(frame));
+                                    readString(frame),
+                                    readString(frame),
+                                    readBytes(frame),
+                                    readBytes(frame));
                     case WELCOME -> new ReplicationMessage.Welcome(readBytes(frame));
                     case OPEN -> readOpen(frame);
                     case CHUNK ->

@@ -30,10 +30,13 @@ public sealed interface ReplicationMessage {
     record Challenge(byte[] nonce) implements ReplicationMessage {}
 
     /**
-     * Sender → receiver: who it is, its proof (an HMAC-SHA256 of the receiver's nonce with the
-     * secret), and a nonce of its own for the receiver to sign in turn.
+     * Sender → receiver: who it is, the scope it works in (the path prefix of one job's operator
+     * whose secret it proves, or empty for the service-wide secret), its proof (an HMAC-SHA256 of
+     * the receiver's nonce with that secret), and a nonce of its own for the receiver to sign in
+     * turn.
      */
-    record Hello(String memberId, byte[] proof, byte[] nonce) implements ReplicationMessage {}
+    record Hello(String memberId, String scope, byte[] proof, byte[] nonce)
+            implements ReplicationMessage {}
 
     /**
      * Receiver → sender: authenticated; streams may open. Carries the receiver's proof that it

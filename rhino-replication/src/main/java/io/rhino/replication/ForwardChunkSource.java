@@ -21,7 +21,7 @@ import java.util.ArrayDeque;
 
 /**
  * The chunks a chain member received and passes on downstream. Each chunk that leaves for the next
- * member gives the upstream sender one credit back, and the {@link ReceiverHandler} refuses a chunk
+ * member gives the upstream sender one credit back, and the {@link StreamReceiver} refuses a chunk
  * beyond the credit it granted, so a member holds at most the upstream credit window whatever the
  * file size and however slow the next member.
  */
@@ -35,7 +35,7 @@ final class ForwardChunkSource implements ChunkSource {
     }
 
     void offer(ByteBuf chunk) {
-        if (queue.size() >= ReceiverHandler.CREDIT_WINDOW) {
+        if (queue.size() >= StreamReceiver.CREDIT_WINDOW) {
             chunk.release();
             throw new IllegalStateException(
                     "a forwarded stream holds "

@@ -20,27 +20,49 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.rhino.replication.protocol.ChunkEncoder;
 import io.rhino.replication.protocol.ReplicationCodec;
+import io.rhino.replication.store.ReplicaStore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Assembles a replication channel's pipeline, one concern per handler: TLS, framing (bounded before
  * authentication), the codec, zero-copy chunk framing, idleness, the handshake (which leaves the
- * pipeline once both sides proved they know the secret), and the handler of the connection's
- * streams.
+ * pipeline once both sides proved they know the secret), then on an accepted connection the streams
+ * it receives ({@link StreamReceiver}), the fetches it serves ({@link FetchServer}) and the {@link
+ * ConnectionGuard} that refuses the rest, and on a connection to a peer the sender.
  */
 final class ReplicationPipeline {
 
     private ReplicationPipeline() {}
 
-    /**
-     * An accepted connection: {@code receiver} handles its streams once {@code handshake} let it.
-     */
+    /** The handlers of an accepted connection once the handshake let the peer in. */
+    record Receiving(StreamReceiver streams, FetchServer fetches, ConnectionGuard guard) {
+
+        /** The three over one connection's shared {@link ReceivingConnection}. */
+        static Receiving of(
+                ReplicaStore store,
+                Forwarder forwarder,
+                Pusher pusher,
+                Supplier<PeerPolicy> policy,
+                ReceivingConnection connection) {
+            return new Receiving(
+                    new StreamReceiver(store, forwarder, policy, connection),
+                    new FetchServer(store, pusher, connection),
+                    new ConnectionGuard(connection));
+        }
+
+        ChannelHandler[] handlers() {
+            return new ChannelHandler[] {streams, fetches, guard};
+        }
+    }
+
+    /** An accepted connection: {@code receiving} works for it once {@code handshake} let it. */
     static void server(
             ChannelPipeline pipeline,
             SslContext tls,
             ReplicationLimits limits,
             ServerHandshake handshake,
-            ReceiverHandler receiver) {
+            Receiving receiving) {
         if (tls != null) {
             pipeline.addLast(tls.newHandler(pipeline.channel().alloc()));
         }
@@ -49,7 +71,7 @@ final class ReplicationPipeline {
                         new IdleStateHandler(
                                 limits.idleTimeout().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
                 .addLast(handshake)
-                .addLast(receiver);
+                .addLast(receiving.handlers());
     }
 
     /**
@@ -79,9 +101,14 @@ final class ReplicationPipeline {
     }
 
     /** For tests: the handlers of an accepted connection, without TLS or idleness. */
-    static ChannelHandler[] serverHandlers(ServerHandshake handshake, ReceiverHandler receiver) {
+    static ChannelHandler[] serverHandlers(ServerHandshake handshake, Receiving receiving) {
         return new ChannelHandler[] {
-            ReplicationCodec.frameDecoder(), new ReplicationCodec(), handshake, receiver
+            ReplicationCodec.frameDecoder(),
+            new ReplicationCodec(),
+            handshake,
+            receiving.streams(),
+            receiving.fetches(),
+            receiving.guard()
         };
     }
 }

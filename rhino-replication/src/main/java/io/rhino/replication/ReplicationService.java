@@ -58,10 +58,10 @@ import org.slf4j.LoggerFactory;
  * acks once stored and verified, and every member acks upstream only after its own copy is stored
  * and its downstream acked. So a completed {@link #replicate} means every member holds a verified
  * copy. Memory per stream and hop is bounded by the credit window ({@value
- * ReceiverHandler#CREDIT_WINDOW} chunks of {@value ReplicationCodec#CHUNK_BYTES} bytes) whatever
- * the file size, and a member sends at most {@link ReplicationConfig#streamsPerPeer} of its own
- * files at once to each peer that passes them on, however many it is asked to replicate: a member
- * holds at most that many windows per member whose files it passes on.
+ * StreamReceiver#CREDIT_WINDOW} chunks of {@value ReplicationCodec#CHUNK_BYTES} bytes) whatever the
+ * file size, and a member sends at most {@link ReplicationConfig#streamsPerPeer} of its own files
+ * at once to each peer that passes them on, however many it is asked to replicate: a member holds
+ * at most that many windows per member whose files it passes on.
  */
 public final class ReplicationService implements AutoCloseable {
 
@@ -526,16 +526,17 @@ public final class ReplicationService implements AutoCloseable {
                                                 self,
                                                 stats,
                                                 config.limits().handshakeTimeout()),
-                                        new ReceiverHandler(
+                                        ReplicationPipeline.Receiving.of(
                                                 store,
                                                 forwarder,
                                                 (file, target, to) ->
                                                         replicate(file, target, List.of(to)),
-                                                self,
-                                                stats,
-                                                config.limits(),
                                                 () -> peerPolicy,
-                                                authentication));
+                                                new ReceivingConnection(
+                                                        self,
+                                                        stats,
+                                                        config.limits(),
+                                                        authentication)));
                             }
                         })
                 .bind(config.bindHost(), port)

@@ -28,10 +28,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The accepting side's handshake: challenges the sender, checks its proof, proves in turn that it
  * knows the secret, then marks the channel authenticated and leaves the pipeline to the {@link
- * ReceiverHandler}. Anything else before that, a frame the codec refused, or no valid hello within
- * the handshake timeout closes the connection with a logged reason, counted as refused. Until then
- * the codec lets through only handshake frames of a few KiB, so a stranger costs this side one
- * small buffer for at most the handshake timeout.
+ * StreamReceiver} and the handlers after it. Anything else before that, a frame the codec refused,
+ * or no valid hello within the handshake timeout closes the connection with a logged reason,
+ * counted as refused. Until then the codec lets through only handshake frames of a few KiB, so a
+ * stranger costs this side one small buffer for at most the handshake timeout.
  */
 final class ServerHandshake extends SimpleChannelInboundHandler<ReplicationMessage> {
 

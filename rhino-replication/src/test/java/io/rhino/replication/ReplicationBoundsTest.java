@@ -245,7 +245,7 @@ class ReplicationBoundsTest {
             }
             ReplicationMessage last = member.awaitClosed(5_000);
             assertThat(((ReplicationMessage.Fail) last).reason())
-                    .contains("than the " + ReceiverHandler.CREDIT_WINDOW + " credited");
+                    .contains("than the " + StreamReceiver.CREDIT_WINDOW + " credited");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (Memory.now().inUse - before.inUse >= 256 << 10 && System.nanoTime() < deadline) {
                 Thread.sleep(10); // the refused stream's window is released as it closes

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The receiving handler and the codec on an {@link EmbeddedChannel}, byte by byte. */
-class ReceiverHandlerTest {
+class ReceivingHandlersTest {
 
     private static final String SECRET = "s";
 
@@ -54,18 +54,19 @@ class ReceiverHandlerTest {
                                 "self:1",
                                 stats,
                                 ReplicationLimits.DEFAULTS.handshakeTimeout()),
-                        new ReceiverHandler(
+                        ReplicationPipeline.Receiving.of(
                                 store,
                                 noForwarding,
                                 (file, target, to) ->
                                         java.util.concurrent.CompletableFuture.failedFuture(
                                                 new UnsupportedOperationException(
                                                         "no pushing here")),
-                                "self:1",
-                                stats,
-                                ReplicationLimits.DEFAULTS,
                                 () -> PeerPolicy.ANY,
-                                new Authentication(SECRET, false))));
+                                new ReceivingConnection(
+                                        "self:1",
+                                        stats,
+                                        ReplicationLimits.DEFAULTS,
+                                        new Authentication(SECRET, false)))));
     }
 
     /** Answers the challenge as a peer that knows the secret. */
@@ -105,7 +106,7 @@ class ReceiverHandlerTest {
                 new ReplicationMessage.Open(
                         7, "j/o/v/1.sst", data.length, (int) crc.getValue(), List.of()));
         assertThat(read(channel))
-                .isEqualTo(new ReplicationMessage.Credit(7, ReceiverHandler.CREDIT_WINDOW));
+                .isEqualTo(new ReplicationMessage.Credit(7, StreamReceiver.CREDIT_WINDOW));
 
         data[54_321] ^= 0x40; // flipped on the way
         write(channel, new ReplicationMessage.Chunk(7, Unpooled.wrappedBuffer(data, 0, 65_536)));

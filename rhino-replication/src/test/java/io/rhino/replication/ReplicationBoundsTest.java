@@ -53,34 +53,22 @@ class ReplicationBoundsTest {
 
     @TempDir Path temp;
 
-    private final List<ReplicationService> services = new ArrayList<>();
-    private final List<AutoCloseable> sockets = new ArrayList<>();
+    private final LiveServices live = new LiveServices();
 
     private ReplicationService service(String name, ReplicationLimits limits) throws IOException {
-        ReplicationService service =
-                ReplicationService.start(
-                        ReplicationConfig.anyPort(
-                                        "127.0.0.1",
-                                        temp.resolve(name),
-                                        SECRET,
-                                        Duration.ofSeconds(60))
-                                .withLimits(limits));
-        services.add(service);
-        return service;
+        return live.start(
+                ReplicationConfig.anyPort(
+                                "127.0.0.1", temp.resolve(name), SECRET, Duration.ofSeconds(60))
+                        .withLimits(limits));
     }
 
     private RawPeer peer(ReplicationService service) throws IOException {
-        RawPeer peer = new RawPeer(service.address());
-        sockets.add(peer);
-        return peer;
+        return live.peer(service);
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable socket : sockets) {
-            socket.close();
-        }
-        services.forEach(ReplicationService::close);
+        live.close();
     }
 
     @Test

@@ -23,7 +23,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -46,34 +45,22 @@ class ScopedReplicationTest {
 
     @TempDir Path temp;
 
-    private final List<ReplicationService> services = new ArrayList<>();
-    private final List<AutoCloseable> sockets = new ArrayList<>();
+    private final LiveServices live = new LiveServices();
 
     private ReplicationService service(String name) throws IOException {
-        ReplicationService service =
-                ReplicationService.start(
-                        ReplicationConfig.anyPort(
-                                        "127.0.0.1",
-                                        temp.resolve(name),
-                                        null,
-                                        Duration.ofSeconds(30))
-                                .withScopesOnly());
-        services.add(service);
-        return service;
+        return live.start(
+                ReplicationConfig.anyPort(
+                                "127.0.0.1", temp.resolve(name), null, Duration.ofSeconds(30))
+                        .withScopesOnly());
     }
 
     private RawPeer peer(ReplicationService service) throws IOException {
-        RawPeer peer = new RawPeer(service.address());
-        sockets.add(peer);
-        return peer;
+        return live.peer(service);
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable socket : sockets) {
-            socket.close();
-        }
-        services.forEach(ReplicationService::close);
+        live.close();
     }
 
     @Test

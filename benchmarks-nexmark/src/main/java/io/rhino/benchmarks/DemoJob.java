@@ -14,6 +14,8 @@
 
 package io.rhino.benchmarks;
 
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
 import io.rhino.benchmarks.harness.LatencyStats;
 import io.rhino.benchmarks.harness.RunData;
 import io.rhino.benchmarks.harness.ScenarioContext;

@@ -14,6 +14,10 @@
 
 package io.rhino.benchmarks;
 
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
+import io.rhino.benchmarks.cluster.PeerReplicationOptions;
 import io.rhino.benchmarks.handover.HandoverReport;
 import io.rhino.benchmarks.handover.HandoverReport.CheckpointCost;
 import io.rhino.benchmarks.handover.HandoverReport.FlinkRescale;
@@ -26,6 +30,7 @@ import io.rhino.benchmarks.handover.PageCache;
 import io.rhino.benchmarks.handover.RocksDbOpenSteps;
 import io.rhino.benchmarks.handover.RunProbe;
 import io.rhino.benchmarks.handover.StateHolder;
+import io.rhino.benchmarks.harness.DiskUsage;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;

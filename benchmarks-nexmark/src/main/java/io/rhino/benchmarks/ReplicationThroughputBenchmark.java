@@ -14,6 +14,9 @@
 
 package io.rhino.benchmarks;
 
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.handover.HandoverReport;
 import io.rhino.benchmarks.replication.FsyncedFiles;
 import io.rhino.benchmarks.replication.MemoryPeaks;

@@ -15,6 +15,9 @@
 package io.rhino.benchmarks;
 
 import io.rhino.benchmarks.SlidingWindowJob.Mode;
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import java.io.IOException;

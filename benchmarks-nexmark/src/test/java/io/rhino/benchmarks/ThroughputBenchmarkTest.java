@@ -17,6 +17,7 @@ package io.rhino.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.benchmarks.ThroughputBenchmark.RunResult;
+import io.rhino.benchmarks.cli.Args;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

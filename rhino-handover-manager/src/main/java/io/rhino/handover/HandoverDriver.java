@@ -126,7 +126,7 @@ final class HandoverDriver {
         RuntimeException refusal = conflictWith(id);
         if (refusal == null) {
             try {
-                plan.validateAgainst(basis);
+                basis.validate(plan);
             } catch (InvalidHandoverException invalid) {
                 refusal = invalid;
             }

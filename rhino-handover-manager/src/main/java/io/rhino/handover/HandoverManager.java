@@ -193,7 +193,7 @@ public final class HandoverManager implements AutoCloseable {
         synchronized (lock) {
             basis = driver.tableAfterQueued();
         }
-        plan.validateAgainst(basis);
+        basis.validate(plan);
     }
 
     private CompletableFuture<HandoverResult> submit(

@@ -91,7 +91,7 @@ final class HandoverQueue {
         List<Entry> kept = new ArrayList<>();
         for (Entry entry : entries) {
             try {
-                entry.plan().validateAgainst(basis);
+                basis.validate(entry.plan());
                 basis = basis.apply(entry.plan());
                 kept.add(entry);
             } catch (InvalidHandoverException stale) {

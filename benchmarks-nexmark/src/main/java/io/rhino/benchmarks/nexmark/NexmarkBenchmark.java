@@ -14,8 +14,8 @@
 
 package io.rhino.benchmarks.nexmark;
 
-import io.rhino.benchmarks.Args;
-import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.nexmark.generator.EventKind;
 import io.rhino.benchmarks.nexmark.kafka.EmbeddedKafka;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaProducer;

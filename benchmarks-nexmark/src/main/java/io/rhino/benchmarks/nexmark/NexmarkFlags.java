@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.nexmark;
 
-import io.rhino.benchmarks.Args;
+import io.rhino.benchmarks.cli.Args;
 import io.rhino.benchmarks.nexmark.generator.EventTimestamps;
 import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
 import io.rhino.benchmarks.nexmark.generator.KeyDistribution;

@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.replication;
 
-import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;

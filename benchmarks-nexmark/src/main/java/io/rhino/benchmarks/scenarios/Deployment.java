@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.harness.LatencyRecorder;
 import io.rhino.benchmarks.nexmark.generator.RateSchedule;
 import java.nio.file.Files;

@@ -14,8 +14,8 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.Args;
-import io.rhino.benchmarks.BenchmarkMain;
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
 import io.rhino.benchmarks.harness.Scenario;
 import io.rhino.benchmarks.harness.ScenarioRunner;
 import io.rhino.benchmarks.harness.SystemUnderTest;

@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.harness.LatencyProbe;
 import io.rhino.benchmarks.harness.ThroughputProbe;
 import io.rhino.benchmarks.nexmark.generator.EventKind;

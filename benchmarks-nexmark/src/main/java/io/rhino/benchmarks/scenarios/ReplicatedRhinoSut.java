@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.PeerReplicationOptions;
+import io.rhino.benchmarks.cluster.PeerReplicationOptions;
 import java.nio.file.Path;
 import java.util.UUID;
 import org.apache.flink.configuration.Configuration;

@@ -14,7 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.DiskUsage;
+import io.rhino.benchmarks.harness.DiskUsage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

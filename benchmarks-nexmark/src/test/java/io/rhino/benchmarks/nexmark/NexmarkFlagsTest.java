@@ -17,7 +17,7 @@ package io.rhino.benchmarks.nexmark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rhino.benchmarks.Args;
+import io.rhino.benchmarks.cli.Args;
 import io.rhino.benchmarks.nexmark.generator.EventTimestamps;
 import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
 import io.rhino.benchmarks.nexmark.generator.KeyDistribution;

@@ -17,7 +17,7 @@ package io.rhino.benchmarks.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rhino.benchmarks.Args;
+import io.rhino.benchmarks.cli.Args;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.configuration.Configuration;

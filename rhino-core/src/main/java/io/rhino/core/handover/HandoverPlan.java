@@ -14,13 +14,11 @@
 
 package io.rhino.core.handover;
 
-import io.rhino.core.routing.RoutingTable;
 import java.io.InvalidObjectException;
 import java.io.ObjectStreamException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -31,9 +29,9 @@ import java.util.TreeSet;
 /**
  * The vnode moves of one handover, made against the routing table at {@link #basedOnEpoch()}.
  *
- * <p>Creating a plan only checks for nulls; {@link #validateAgainst(RoutingTable)} checks that it
- * fits a table and {@link RoutingTable#apply(HandoverPlan)} applies it. Instances are immutable and
- * thread-safe.
+ * <p>Creating a plan only checks for nulls; the routing table checks that it fits ({@code
+ * RoutingTable.validate(plan)}) and applies it ({@code RoutingTable.apply(plan)}), so this package
+ * does not depend on the routing package. Instances are immutable and thread-safe.
  */
 public final class HandoverPlan implements Serializable {
 
@@ -104,107 +102,6 @@ public final class HandoverPlan implements Serializable {
             subtasks.add(move.toSubtask());
         }
         return Collections.unmodifiableSortedSet(subtasks);
-    }
-
-    /**
-     * Checks that this plan can be applied to {@code table}.
-     *
-     * <p>An empty or stale plan is reported on its own. Otherwise the first problem of every vnode
-     * is collected, so one exception lists everything that needs fixing.
-     *
-     * @throws InvalidHandoverException if the plan is empty, stale, or any move does not fit
-     */
-    public void validateAgainst(RoutingTable table) {
-        Objects.requireNonNull(table, "table: null (expected: a RoutingTable)");
-        if (moves.isEmpty()) {
-            throw new InvalidHandoverException(
-                    List.of(
-                            "the plan has no moves; a handover must move at least one vnode,"
-                                    + " so add moves or do not start a handover"));
-        }
-        // Ownership checks only make sense against the table the plan was made from.
-        if (basedOnEpoch != table.epoch()) {
-            throw new InvalidHandoverException(
-                    List.of(
-                            "plan was made for epoch "
-                                    + basedOnEpoch
-                                    + " but the routing table is at epoch "
-                                    + table.epoch()
-                                    + "; re-read the table and plan again"));
-        }
-        Map<Integer, Integer> occurrences = new LinkedHashMap<>();
-        for (VnodeMove move : moves) {
-            occurrences.merge(move.vnode(), 1, Integer::sum);
-        }
-        List<String> problems = new ArrayList<>();
-        for (VnodeMove move : moves) {
-            int count = occurrences.getOrDefault(move.vnode(), 0);
-            if (count == 0) {
-                continue; // a problem of this vnode has already been reported
-            }
-            occurrences.put(move.vnode(), 0);
-            String problem = problemOf(move, count, table);
-            if (problem != null) {
-                problems.add(problem);
-            }
-        }
-        if (!problems.isEmpty()) {
-            throw new InvalidHandoverException(problems);
-        }
-    }
-
-    /** Returns the first problem of {@code move}, or null if it fits the table. */
-    private static String problemOf(VnodeMove move, int occurrences, RoutingTable table) {
-        int vnode = move.vnode();
-        int numVnodes = table.layout().numVnodes();
-        if (vnode < 0 || vnode >= numVnodes) {
-            return "vnode "
-                    + vnode
-                    + " does not exist; the layout has "
-                    + numVnodes
-                    + " vnodes (0.."
-                    + (numVnodes - 1)
-                    + ")";
-        }
-        if (occurrences > 1) {
-            return "vnode "
-                    + vnode
-                    + " appears "
-                    + occurrences
-                    + " times; a vnode can move at most once per handover, keep one move";
-        }
-        int owner = table.ownerOf(vnode);
-        if (move.fromSubtask() != owner) {
-            return "vnode "
-                    + vnode
-                    + " is owned by subtask "
-                    + owner
-                    + ", not by fromSubtask "
-                    + move.fromSubtask()
-                    + "; re-read the routing table and plan again";
-        }
-        int parallelism = table.parallelism();
-        if (move.toSubtask() < 0 || move.toSubtask() >= parallelism) {
-            return "vnode "
-                    + vnode
-                    + " cannot move to subtask "
-                    + move.toSubtask()
-                    + ": subtask "
-                    + move.toSubtask()
-                    + " does not exist; the operator's deployed parallelism is "
-                    + parallelism
-                    + " (subtasks 0.."
-                    + (parallelism - 1)
-                    + ")";
-        }
-        if (move.toSubtask() == move.fromSubtask()) {
-            return "vnode "
-                    + vnode
-                    + " moves from subtask "
-                    + move.fromSubtask()
-                    + " to itself; drop the move or pick another target";
-        }
-        return null;
     }
 
     /** Re-validates deserialized fields, which bypass {@link #of}. */

@@ -20,8 +20,8 @@ import java.io.Serializable;
  * Moves one vnode from its current owner to another subtask.
  *
  * <p>A move is only a description; whether it fits a routing table (vnode exists, {@code
- * fromSubtask} is the owner, {@code toSubtask} exists and differs) is checked by {@link
- * HandoverPlan#validateAgainst}, which can explain problems in terms of that table.
+ * fromSubtask} is the owner, {@code toSubtask} exists and differs) is checked by the routing table
+ * ({@code RoutingTable.validate(plan)}), which can explain problems in terms of that table.
  *
  * @param vnode the vnode to move
  * @param fromSubtask the subtask that owns the vnode before the handover (the origin)

@@ -198,15 +198,30 @@ public final class RoutingTable implements Serializable {
     }
 
     /**
+     * Checks that {@code plan} can be applied to this table: it has moves, was made for this
+     * table's epoch, and every move names an existing vnode once, its current owner and another
+     * existing subtask.
+     *
+     * <p>An empty or stale plan is reported on its own. Otherwise the first problem of every vnode
+     * is collected, so one exception lists everything that needs fixing.
+     *
+     * @throws InvalidHandoverException if the plan is empty, stale, or any move does not fit
+     */
+    public void validate(HandoverPlan plan) {
+        Objects.requireNonNull(plan, "plan: null (expected: a HandoverPlan)");
+        PlanValidation.validate(plan, this);
+    }
+
+    /**
      * Returns a new table at {@code epoch + 1} with {@code plan}'s moves applied. This table is
      * never modified.
      *
      * @throws InvalidHandoverException if the plan does not fit this table (see {@link
-     *     HandoverPlan#validateAgainst(RoutingTable)})
+     *     #validate(HandoverPlan)})
      */
     public RoutingTable apply(HandoverPlan plan) {
         Objects.requireNonNull(plan, "plan: null (expected: a HandoverPlan)");
-        plan.validateAgainst(this);
+        validate(plan);
         int[] owners = ownerByVnode.clone();
         for (VnodeMove move : plan.moves()) {
             owners[move.vnode()] = move.toSubtask();

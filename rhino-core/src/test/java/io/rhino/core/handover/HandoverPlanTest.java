@@ -85,7 +85,7 @@ class HandoverPlanTest {
     void validPlanPasses() {
         HandoverPlan plan = HandoverPlan.of(0, List.of(move(0, 0, 1), move(15, 3, 0)));
 
-        plan.validateAgainst(TABLE_AT_EPOCH_0);
+        TABLE_AT_EPOCH_0.validate(plan);
         assertThat(TABLE_AT_EPOCH_0.apply(plan).epoch()).isEqualTo(1);
     }
 
@@ -131,7 +131,7 @@ class HandoverPlanTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalidPlans")
     void validationRejects(String problem, HandoverPlan plan, String expectedFragment) {
-        assertThatThrownBy(() -> plan.validateAgainst(TABLE_AT_EPOCH_0))
+        assertThatThrownBy(() -> TABLE_AT_EPOCH_0.validate(plan))
                 .isInstanceOf(InvalidHandoverException.class)
                 .hasMessageStartingWith("invalid handover plan")
                 .hasMessageContaining(expectedFragment);
@@ -180,8 +180,7 @@ class HandoverPlanTest {
 
         InvalidHandoverException e =
                 catchThrowableOfType(
-                        InvalidHandoverException.class,
-                        () -> plan.validateAgainst(TABLE_AT_EPOCH_0));
+                        InvalidHandoverException.class, () -> TABLE_AT_EPOCH_0.validate(plan));
 
         assertThat(e.problems())
                 .containsExactly(

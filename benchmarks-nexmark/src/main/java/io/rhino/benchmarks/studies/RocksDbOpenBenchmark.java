@@ -12,8 +12,11 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.studies;
 
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;

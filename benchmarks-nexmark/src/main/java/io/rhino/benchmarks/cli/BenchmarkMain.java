@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.cli;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -12,8 +12,10 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.studies;
 
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.replication.ReplicaRestore;
 import io.rhino.replication.ReplicationConfig;

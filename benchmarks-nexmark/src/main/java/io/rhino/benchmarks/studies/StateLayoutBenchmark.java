@@ -12,11 +12,11 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks.layout;
+package io.rhino.benchmarks.studies;
 
-import io.rhino.benchmarks.Args;
-import io.rhino.benchmarks.BenchmarkMain;
-import io.rhino.benchmarks.EmbeddedCluster;
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.replication.Timing;
 import java.io.IOException;
 import java.nio.file.Files;

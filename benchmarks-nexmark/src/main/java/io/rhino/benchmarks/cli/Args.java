@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.cli;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

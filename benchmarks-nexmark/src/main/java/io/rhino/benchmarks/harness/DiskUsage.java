@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.harness;
 
 import java.io.IOException;
 import java.nio.file.FileVisitResult;

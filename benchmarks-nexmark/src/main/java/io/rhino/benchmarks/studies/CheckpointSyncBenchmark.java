@@ -12,8 +12,12 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.studies;
 
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
+import io.rhino.benchmarks.cluster.PeerReplicationOptions;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import java.io.IOException;

@@ -12,9 +12,11 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.studies;
 
-import io.rhino.benchmarks.layout.LayoutInstance;
+import io.rhino.benchmarks.cli.Args;
+import io.rhino.benchmarks.cli.BenchmarkMain;
+import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.studies;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

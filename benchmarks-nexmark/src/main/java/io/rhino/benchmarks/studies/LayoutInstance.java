@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks.layout;
+package io.rhino.benchmarks.studies;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

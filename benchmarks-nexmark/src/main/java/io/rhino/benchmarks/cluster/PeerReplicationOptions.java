@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.benchmarks;
+package io.rhino.benchmarks.cluster;
 
 import io.rhino.flink.config.RhinoOptions;
 import java.nio.file.Path;

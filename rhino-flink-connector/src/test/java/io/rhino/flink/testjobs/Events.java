@@ -25,12 +25,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * Deterministic event streams: event i has a key, a timestamp increasing with i, and a value, all
- * pure functions of i. The source's subtasks emit interleaved i (subtask k of p the i that are k
- * modulo p, in order), so each emits in timestamp order, no event is ever late, and the subtasks
- * advance through the same event time: with contiguous ranges of i per subtask the watermark (the
- * slowest subtask's) stayed at the first range while the others emitted, and event-time windows of
- * their events, session windows above all, piled up unfired until the end, which made a long run's
- * cost grow with the square of its length.
+ * pure functions of i. Each source split is a contiguous range of i, so every source subtask emits
+ * in timestamp order and no event is ever late.
  */
 public final class Events {
 
@@ -82,35 +78,13 @@ public final class Events {
             int parallelism) {
         DataGeneratorSource<Tuple3<Long, Long, Long>> source =
                 new DataGeneratorSource<>(
-                        index ->
-                                event(
-                                        seed,
-                                        interleaved(index, count, parallelism),
-                                        millisPerEvent,
-                                        keys),
-                        count,
-                        rate,
-                        TYPE);
+                        index -> event(seed, index, millisPerEvent, keys), count, rate, TYPE);
         return env.fromSource(
                         source,
                         WatermarkStrategy.<Tuple3<Long, Long, Long>>forMonotonousTimestamps()
                                 .withTimestampAssigner((event, previous) -> event.f1),
                         name)
                 .setParallelism(parallelism);
-    }
-
-    /**
-     * The event a source emits at sequence number {@code index}: each of the {@code parallelism}
-     * splits of the generator is a contiguous range of {@code count / parallelism} numbers, and the
-     * j-th number of split k becomes event j * parallelism + k. A bijection on [0, count); the
-     * identity when the splits are not even.
-     */
-    static long interleaved(long index, long count, int parallelism) {
-        if (parallelism <= 1 || count % parallelism != 0) {
-            return index;
-        }
-        long perSplit = count / parallelism;
-        return (index % perSplit) * parallelism + index / perSplit;
     }
 
     static Tuple3<Long, Long, Long> event(long seed, long index, long millisPerEvent, int keys) {

@@ -16,7 +16,10 @@ package io.rhino.flink.state;
 
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaRestore;
+import io.rhino.flink.replication.TaskManagerReplication;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import org.apache.flink.api.common.TaskInfo;
@@ -100,8 +103,20 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                         parameters.getStateHandles(),
                         parameters.getCancelStreamRegistry(),
                         parameters.getManagedMemoryFraction());
+        // as a gate registers: this TaskManager's replicas, if its replication service runs
+        TaskReplicas replicas =
+                (holders, workDirectory) ->
+                        ReplicaRestore.ofTaskManager(
+                                        TaskManagerReplication.taskManagerName(env),
+                                        PeerVnodeReplication.operatorPrefix(
+                                                env.getJobID().toString(), placement.spec().name()))
+                                .open(holders, workDirectory);
         RhinoTaskRegistry.registerGate(
-                env.getExecutionId(), parameters.getJobID(), placement.spec(), placement.subtask());
+                env.getExecutionId(),
+                parameters.getJobID(),
+                placement.spec(),
+                placement.subtask(),
+                replicas);
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

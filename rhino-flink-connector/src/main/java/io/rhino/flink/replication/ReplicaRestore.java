@@ -35,6 +35,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -134,13 +135,14 @@ public final class ReplicaRestore implements RestoreFromReplicas {
     }
 
     /**
-     * The replicas of a task of the operator at {@code operatorPrefix} on {@code taskManager}:
-     * restores from its replication service, if that runs when the task restores (e.g. retaining
-     * the replicas of this job's tasks before a failover).
+     * The replicas the task of {@code env}, of the operator at {@code operatorPrefix}, may restore
+     * from: its TaskManager's replication service, if that runs when the task restores (e.g.
+     * retaining the replicas of this job's tasks before a failover), with the replicas it keeps or
+     * fetches from their holders.
      */
-    public static TaskReplicas ofTaskManager(String taskManager, String operatorPrefix) {
+    public static TaskReplicas forTask(Environment env, String operatorPrefix) {
         return (holders, workDirectory) ->
-                TaskManagerReplication.serviceOf(taskManager)
+                TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
                         .<RestoreFromReplicas>map(
                                 service -> from(service, holders, operatorPrefix, workDirectory));
     }

@@ -194,8 +194,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getJobID(),
                 spec,
                 env.getTaskInfo().getIndexOfThisSubtask(),
-                ReplicaRestore.ofTaskManager(
-                        TaskManagerReplication.taskManagerName(env),
+                ReplicaRestore.forTask(
+                        env,
                         PeerVnodeReplication.operatorPrefix(
                                 env.getJobID().toString(), spec.name())));
     }

@@ -18,7 +18,6 @@ import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaRestore;
-import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -103,20 +102,15 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                         parameters.getStateHandles(),
                         parameters.getCancelStreamRegistry(),
                         parameters.getManagedMemoryFraction());
-        // as a gate registers: this TaskManager's replicas, if its replication service runs
-        TaskReplicas replicas =
-                (holders, workDirectory) ->
-                        ReplicaRestore.ofTaskManager(
-                                        TaskManagerReplication.taskManagerName(env),
-                                        PeerVnodeReplication.operatorPrefix(
-                                                env.getJobID().toString(), placement.spec().name()))
-                                .open(holders, workDirectory);
         RhinoTaskRegistry.registerGate(
                 env.getExecutionId(),
                 parameters.getJobID(),
                 placement.spec(),
                 placement.subtask(),
-                replicas);
+                ReplicaRestore.forTask(
+                        env,
+                        PeerVnodeReplication.operatorPrefix(
+                                env.getJobID().toString(), placement.spec().name())));
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

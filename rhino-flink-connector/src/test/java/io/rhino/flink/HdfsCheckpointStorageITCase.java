@@ -160,7 +160,7 @@ class HdfsCheckpointStorageITCase {
         JobClient job = env.executeAsync(runId);
         JobID jobId = job.getJobID();
         Path jobDir = new Path("/checkpoints/" + jobId);
-        HandoverDriver driver = new HandoverDriver(jobId, TestPipelines.RHINO_OPERATORS, 7);
+        RandomHandovers driver = new RandomHandovers(jobId, TestPipelines.RHINO_OPERATORS, 7);
         driver.awaitRunning(Duration.ofSeconds(60));
         long checkpointed = RhinoClusters.completedCheckpoints(miniCluster, jobId);
         while (RhinoClusters.completedCheckpoints(miniCluster, jobId) < checkpointed + 1) {

@@ -192,7 +192,7 @@ final class LifecycleDriver {
             return "skipped: no manager";
         }
         List<VnodeMove> moves =
-                new HandoverDriver(job, operators, random.nextLong())
+                new RandomHandovers(job, operators, random.nextLong())
                         .randomMoves(manager.get().routingTable(), 3);
         try {
             HandoverResult result = manager.get().handover(moves).get(90, TimeUnit.SECONDS);

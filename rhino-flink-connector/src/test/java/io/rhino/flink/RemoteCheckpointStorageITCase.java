@@ -79,7 +79,7 @@ class RemoteCheckpointStorageITCase {
                 .sinkTo(new ResultSink(runId));
         JobClient job = env.executeAsync(runId);
         JobID jobId = job.getJobID();
-        HandoverDriver driver = new HandoverDriver(jobId, TestPipelines.RHINO_OPERATORS, 7);
+        RandomHandovers driver = new RandomHandovers(jobId, TestPipelines.RHINO_OPERATORS, 7);
         driver.awaitRunning(Duration.ofSeconds(60));
         long checkpointed = RhinoClusters.completedCheckpoints(miniCluster, jobId);
         while (RhinoClusters.completedCheckpoints(miniCluster, jobId) < checkpointed + 3) {

@@ -109,7 +109,7 @@ class RhinoHandoverITCase {
         JobClient job = env.executeAsync("handovers");
         JobID jobId = job.getJobID();
 
-        HandoverDriver driver = new HandoverDriver(jobId, TestPipelines.RHINO_OPERATORS, seed);
+        RandomHandovers driver = new RandomHandovers(jobId, TestPipelines.RHINO_OPERATORS, seed);
         int completed;
         try {
             driver.awaitRunning(Duration.ofSeconds(60));
@@ -333,7 +333,7 @@ class RhinoHandoverITCase {
                         events -> events)
                 .sinkTo(new ResultSink(runId));
         JobClient job = env.executeAsync("handover-no-buffer-timeout");
-        HandoverDriver driver = new HandoverDriver(job.getJobID(), List.of("process"), 7);
+        RandomHandovers driver = new RandomHandovers(job.getJobID(), List.of("process"), 7);
         driver.awaitRunning(Duration.ofSeconds(60));
         Thread.sleep(1_500);
 
@@ -383,7 +383,7 @@ class RhinoHandoverITCase {
                 .sinkTo(new ResultSink(runId));
         JobClient job = env.executeAsync("handover-failure");
         JobID jobId = job.getJobID();
-        HandoverDriver driver = new HandoverDriver(jobId, List.of("process"), 42);
+        RandomHandovers driver = new RandomHandovers(jobId, List.of("process"), 42);
         driver.awaitRunning(Duration.ofSeconds(60));
         Thread.sleep(1_500); // let state and a checkpoint build up
 

@@ -98,8 +98,8 @@ class RhinoHeapTimersITCase {
         JobClient job = env.executeAsync("heap-timers");
 
         // First a restore from a checkpoint, then handovers on the restored job.
-        HandoverDriver driver =
-                new HandoverDriver(job.getJobID(), TestPipelines.RHINO_OPERATORS, 7);
+        RandomHandovers driver =
+                new RandomHandovers(job.getJobID(), TestPipelines.RHINO_OPERATORS, 7);
         try {
             awaitFailure(runId, Duration.ofSeconds(60));
             awaitHandoverAfterRestart(job.getJobID(), driver);
@@ -130,7 +130,7 @@ class RhinoHeapTimersITCase {
      * Retries one handover until it completes: the first attempts may still meet the failing job
      * attempt, whose failure then fails them.
      */
-    private static void awaitHandoverAfterRestart(JobID jobId, HandoverDriver driver)
+    private static void awaitHandoverAfterRestart(JobID jobId, RandomHandovers driver)
             throws Exception {
         HandoverResult result = null;
         for (int attempt = 0;

@@ -229,7 +229,7 @@ class RhinoUpgradeITCase {
         HandoverManager restored =
                 RhinoHandovers.awaitReady(second.getJobID(), "counts-v2", Duration.ofSeconds(60));
         assertThat(restored.routingTable()).as("restored routing table").isEqualTo(beforeUpgrade);
-        new HandoverDriver(second.getJobID(), List.of("counts-v2"), 7)
+        new RandomHandovers(second.getJobID(), List.of("counts-v2"), 7)
                 .assertOwnershipMatches("counts-v2", restored.routingTable());
         second.getJobExecutionResult().get();
         output.addAll(ResultSink.take(runId));

@@ -14,7 +14,7 @@
 
 package io.rhino.flink.api;
 
-import io.rhino.flink.routing.UnsupportedJobShapeException;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -14,8 +14,8 @@
 
 package io.rhino.flink.api;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
-import io.rhino.flink.routing.UnsupportedJobShapeException;
+import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;

@@ -14,14 +14,15 @@
 
 package io.rhino.flink.api;
 
+import io.rhino.flink.api.rest.RestServing;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.routing.ChannelPartitioner;
 import io.rhino.flink.routing.RhinoElement;
 import io.rhino.flink.routing.RhinoElementTypeInfo;
 import io.rhino.flink.routing.RhinoGateOperatorFactory;
-import io.rhino.flink.routing.RhinoOperatorSpec;
 import io.rhino.flink.routing.RhinoRouterOperatorFactory;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
@@ -116,7 +117,8 @@ public final class RhinoStreams {
                                         keySelector,
                                         options.stateTransfer(),
                                         routerParallelism,
-                                        settings))
+                                        settings,
+                                        new RestServing()))
                         .uid(options.gateUid())
                         .setParallelism(spec.parallelism())
                         .setMaxParallelism(spec.numKeyGroups());

@@ -16,8 +16,12 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
-import io.rhino.flink.routing.RhinoOperatorSpec;
-import io.rhino.flink.routing.UnsupportedJobShapeException;
+import io.rhino.flink.events.GateLoadEvent;
+import io.rhino.flink.events.GateLocationEvent;
+import io.rhino.flink.events.OriginShippedEvent;
+import io.rhino.flink.events.TargetInstalledEvent;
+import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
@@ -47,6 +51,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     private final RhinoOperatorSpec spec;
     private final int routerParallelism;
     private final RhinoRuntimeSettings settings;
+    private final OperatorServing serving;
     private RhinoOperatorHub hub;
     private HandoverManager manager;
     private RoutingTable restoredTable;
@@ -57,11 +62,13 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             Context context,
             RhinoOperatorSpec spec,
             int routerParallelism,
-            RhinoRuntimeSettings settings) {
+            RhinoRuntimeSettings settings,
+            OperatorServing serving) {
         this.context = context;
         this.spec = spec;
         this.routerParallelism = routerParallelism;
         this.settings = settings;
+        this.serving = serving;
     }
 
     @Override
@@ -80,7 +87,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             manager.resetTo(restoredTable);
             restoredTable = null;
         }
-        RhinoHandovers.register(hub);
+        RhinoHandovers.register(hub, serving);
         HandoverMetricsReporter.register(context.metricGroup(), hub);
     }
 
@@ -233,16 +240,20 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
         private final RhinoOperatorSpec spec;
         private final int routerParallelism;
         private final RhinoRuntimeSettings settings;
+        private final OperatorServing serving;
 
+        /** {@code serving} serves the operator beyond the Java API while it runs (e.g. REST). */
         public Provider(
                 OperatorID operatorId,
                 RhinoOperatorSpec spec,
                 int routerParallelism,
-                RhinoRuntimeSettings settings) {
+                RhinoRuntimeSettings settings,
+                OperatorServing serving) {
             this.operatorId = operatorId;
             this.spec = spec;
             this.routerParallelism = routerParallelism;
             this.settings = settings;
+            this.serving = serving;
         }
 
         @Override
@@ -252,7 +263,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
         @Override
         public OperatorCoordinator create(Context context) {
-            return new RhinoGateCoordinator(context, spec, routerParallelism, settings);
+            return new RhinoGateCoordinator(context, spec, routerParallelism, settings, serving);
         }
     }
 }

@@ -14,7 +14,6 @@
 
 package io.rhino.flink.coordination;
 
-import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.HandoverManager;
@@ -40,8 +39,8 @@ public final class RhinoHandovers {
 
     private static final Map<OperatorKey, RhinoOperatorHub> HUBS = new ConcurrentHashMap<>();
 
-    /** The REST server leases of the registered operators. */
-    private static final Map<RhinoOperatorHub, RhinoRestServer.Lease> REST_LEASES =
+    /** How to stop serving each registered operator beyond this Java API (e.g. over REST). */
+    private static final Map<RhinoOperatorHub, OperatorServing.Stop> SERVED =
             new ConcurrentHashMap<>();
 
     /** The reconfigurations of every job in this process, ended ones kept for status queries. */
@@ -139,28 +138,22 @@ public final class RhinoHandovers {
         return DIRECTORY;
     }
 
-    /** An operator's coordinator started: list it, and serve it over REST if enabled. */
-    static synchronized void register(RhinoOperatorHub hub) {
+    /** An operator's coordinator started: list it, and serve it (over REST if enabled). */
+    static synchronized void register(RhinoOperatorHub hub, OperatorServing serving) {
         HUBS.put(new OperatorKey(hub.flinkJobId(), hub.spec().name()), hub);
         hub.settings()
-                .filter(settings -> settings.rest().enabled())
                 .ifPresent(
                         settings ->
-                                REST_LEASES.computeIfAbsent(
-                                        hub,
-                                        h ->
-                                                RhinoRestServer.acquire(
-                                                        settings.rest(),
-                                                        DIRECTORY,
-                                                        settings.balancer().maxImbalance())));
+                                SERVED.computeIfAbsent(
+                                        hub, h -> serving.serve(settings, DIRECTORY)));
     }
 
     /** An operator's coordinator closed: the last one of a job forgets its reconfigurations. */
     static synchronized void unregister(RhinoOperatorHub hub) {
         HUBS.remove(new OperatorKey(hub.flinkJobId(), hub.spec().name()), hub);
-        RhinoRestServer.Lease lease = REST_LEASES.remove(hub);
-        if (lease != null) {
-            lease.close();
+        OperatorServing.Stop served = SERVED.remove(hub);
+        if (served != null) {
+            served.stop();
         }
         if (HUBS.keySet().stream().noneMatch(key -> key.jobId().equals(hub.flinkJobId()))) {
             RECONFIGURATIONS.forgetJob(hub.jobId());

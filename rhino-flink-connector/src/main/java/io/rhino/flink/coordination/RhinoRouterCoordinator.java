@@ -14,7 +14,11 @@
 
 package io.rhino.flink.coordination;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.events.RouterAckEvent;
+import io.rhino.flink.events.RouterFinishingEvent;
+import io.rhino.flink.events.RouterLoadEvent;
+import io.rhino.flink.events.RouterStartedEvent;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;

@@ -15,6 +15,8 @@
 package io.rhino.flink.replication;
 
 import io.rhino.flink.state.FileLinks;
+import io.rhino.flink.state.RestoreFromReplicas;
+import io.rhino.flink.state.TaskReplicas;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.store.ReplicaStore;
@@ -33,6 +35,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -57,7 +60,7 @@ import org.slf4j.LoggerFactory;
  * already in the checkpoint storage. Flink's small metadata file is read from the checkpoint
  * storage as before. Anything else falls back to Flink's handle.
  */
-public final class ReplicaRestore implements AutoCloseable {
+public final class ReplicaRestore implements RestoreFromReplicas {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaRestore.class);
 
@@ -132,9 +135,23 @@ public final class ReplicaRestore implements AutoCloseable {
     }
 
     /**
+     * The replicas the task of {@code env}, of the operator at {@code operatorPrefix}, may restore
+     * from: its TaskManager's replication service, if that runs when the task restores (e.g.
+     * retaining the replicas of this job's tasks before a failover), with the replicas it keeps or
+     * fetches from their holders.
+     */
+    public static TaskReplicas forTask(Environment env, String operatorPrefix) {
+        return (holders, workDirectory) ->
+                TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
+                        .<RestoreFromReplicas>map(
+                                service -> from(service, holders, operatorPrefix, workDirectory));
+    }
+
+    /**
      * The handles to restore {@code vnode} from: one local handle over its replica, or {@code
      * handles} if no usable replica is here.
      */
+    @Override
     public List<KeyedStateHandle> handlesFor(int vnode, List<KeyedStateHandle> handles) {
         if (handles.size() != 1
                 || !(handles.get(0) instanceof IncrementalRemoteKeyedStateHandle remote)) {
@@ -188,13 +205,8 @@ public final class ReplicaRestore implements AutoCloseable {
         }
     }
 
-    /**
-     * Where the SST files of a vnode restored from a replica lie in the vnode's replica directory
-     * on its holders, and their names.
-     */
-    public record Seed(String directory, Set<String> sstFiles) {}
-
     /** The seed of a vnode restored from a replica, for its replication to skip those files. */
+    @Override
     public Optional<Seed> seedOf(int vnode) {
         return Optional.ofNullable(seeds.get(vnode));
     }
@@ -279,6 +291,7 @@ public final class ReplicaRestore implements AutoCloseable {
      * the next vnodes arrive while the first ones open, instead of one fetch after each open.
      * {@link #handlesFor} then waits for a vnode's fetch only if it has not arrived yet.
      */
+    @Override
     public void prefetch(Map<Integer, List<KeyedStateHandle>> handlesByVnode) {
         prefetch(handlesByVnode, CONCURRENT_FETCHES);
     }
@@ -451,21 +464,25 @@ public final class ReplicaRestore implements AutoCloseable {
     }
 
     /** Vnodes restored from replicas so far. */
+    @Override
     public int restoredVnodes() {
         return restoredVnodes;
     }
 
     /** Bytes of the replicas those vnodes were restored from. */
+    @Override
     public long linkedBytes() {
         return linkedBytes;
     }
 
     /** Of those, the vnodes whose replica was fetched from another TaskManager. */
+    @Override
     public int fetchedVnodes() {
         return fetchedVnodes;
     }
 
     /** Bytes fetched from other TaskManagers' replicas. */
+    @Override
     public long fetchedBytes() {
         return fetchedBytes;
     }

@@ -14,6 +14,8 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.flink.spec.UnsupportedJobShapeException;
+
 /**
  * Refuses a Rhino task whose parallelism differs from the one the job was built with. The routing
  * table, the handover coordinators and the markers' router count are all derived from the built

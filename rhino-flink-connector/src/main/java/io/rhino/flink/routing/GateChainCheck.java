@@ -14,6 +14,8 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

@@ -18,18 +18,20 @@ import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoRuntimeSettings;
-import io.rhino.flink.coordination.GateLoadEvent;
-import io.rhino.flink.coordination.GateLocationEvent;
-import io.rhino.flink.coordination.InstallVnodesEvent;
-import io.rhino.flink.coordination.OriginShippedEvent;
-import io.rhino.flink.coordination.ReplicationChainEvent;
-import io.rhino.flink.coordination.TargetInstalledEvent;
+import io.rhino.flink.events.GateLoadEvent;
+import io.rhino.flink.events.GateLocationEvent;
+import io.rhino.flink.events.InstallVnodesEvent;
+import io.rhino.flink.events.OriginShippedEvent;
+import io.rhino.flink.events.ReplicationChainEvent;
+import io.rhino.flink.events.TargetInstalledEvent;
 import io.rhino.flink.handover.DfsStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
 import io.rhino.flink.replication.PeerStateTransfer;
 import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaRestore;
 import io.rhino.flink.replication.ReplicationProgressTracker;
 import io.rhino.flink.replication.TaskManagerReplication;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.state.RhinoStateBackendCheck;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
@@ -188,7 +190,14 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             acquireReplicationService(env);
         }
         RhinoTaskRegistry.registerGate(
-                task, env.getJobID(), spec, env.getTaskInfo().getIndexOfThisSubtask());
+                task,
+                env.getJobID(),
+                spec,
+                env.getTaskInfo().getIndexOfThisSubtask(),
+                ReplicaRestore.forTask(
+                        env,
+                        PeerVnodeReplication.operatorPrefix(
+                                env.getJobID().toString(), spec.name())));
     }
 
     private void acquireReplicationService(Environment env) {

@@ -15,8 +15,10 @@
 package io.rhino.flink.routing;
 
 import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.coordination.OperatorServing;
 import io.rhino.flink.coordination.RhinoGateCoordinator;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -43,18 +45,22 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     private final StateTransfer stateTransfer;
     private final int routerParallelism;
     private final RhinoRuntimeSettings settings;
+    private final OperatorServing serving;
 
+    /** {@code serving} serves the operator beyond the Java API while it runs (e.g. REST). */
     public RhinoGateOperatorFactory(
             RhinoOperatorSpec spec,
             KeySelector<T, ?> keySelector,
             StateTransfer stateTransfer,
             int routerParallelism,
-            RhinoRuntimeSettings settings) {
+            RhinoRuntimeSettings settings,
+            OperatorServing serving) {
         this.spec = spec;
         this.keySelector = keySelector;
         this.stateTransfer = stateTransfer;
         this.routerParallelism = routerParallelism;
         this.settings = settings;
+        this.serving = serving;
         setChainingStrategy(ChainingStrategy.ALWAYS);
     }
 
@@ -87,7 +93,8 @@ public final class RhinoGateOperatorFactory<T> extends AbstractStreamOperatorFac
     @Override
     public OperatorCoordinator.Provider getCoordinatorProvider(
             String operatorName, OperatorID operatorId) {
-        return new RhinoGateCoordinator.Provider(operatorId, spec, routerParallelism, settings);
+        return new RhinoGateCoordinator.Provider(
+                operatorId, spec, routerParallelism, settings, serving);
     }
 
     @SuppressWarnings("rawtypes")

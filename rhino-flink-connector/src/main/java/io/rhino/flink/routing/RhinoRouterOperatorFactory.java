@@ -15,6 +15,7 @@
 package io.rhino.flink.routing;
 
 import io.rhino.flink.coordination.RhinoRouterCoordinator;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.time.Duration;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.jobgraph.OperatorID;

@@ -14,7 +14,7 @@
 
 package io.rhino.flink.routing;
 
-import io.rhino.flink.coordination.RouterLoadEvent;
+import io.rhino.flink.events.RouterLoadEvent;
 
 /** A router's per-vnode record counts since its last load report. Task-thread only. */
 final class VnodeRecordCounts {

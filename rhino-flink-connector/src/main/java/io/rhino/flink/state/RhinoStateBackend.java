@@ -17,11 +17,8 @@ package io.rhino.flink.state;
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.replication.PeerVnodeReplication;
-import io.rhino.flink.replication.ReplicaRestore;
-import io.rhino.flink.replication.TaskManagerReplication;
-import io.rhino.flink.routing.RhinoOperatorSpec;
-import io.rhino.flink.routing.UnsupportedJobShapeException;
+import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -303,12 +300,9 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             KeyedStateBackendParameters<K> parameters)
             throws Exception {
         Environment env = parameters.getEnv();
-        try (ReplicaRestore replicas =
+        try (RestoreFromReplicas replicas =
                 replicaRestore(
-                        env,
-                        spec,
-                        restored.replicaHolders(),
-                        backend.transferDirectory().toPath())) {
+                        env, restored.replicaHolders(), backend.transferDirectory().toPath())) {
             Map<Integer, KeyedStateHandle> localCopies = new HashMap<>();
             Map<Integer, List<KeyedStateHandle>> elsewhere = new TreeMap<>();
             restored.handlesByVnode()
@@ -374,26 +368,16 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
      * Restores from this TaskManager's replicas, if it keeps any (its replication service runs,
      * e.g. retaining the replicas of this job's tasks before a failover); null otherwise.
      */
-    private static ReplicaRestore replicaRestore(
-            Environment env,
-            RhinoOperatorSpec spec,
-            List<String> holders,
-            java.nio.file.Path workDirectory) {
-        return TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
-                .map(
-                        service ->
-                                ReplicaRestore.from(
-                                        service,
-                                        holders,
-                                        PeerVnodeReplication.operatorPrefix(
-                                                env.getJobID().toString(), spec.name()),
-                                        workDirectory))
+    private static RestoreFromReplicas replicaRestore(
+            Environment env, List<String> holders, java.nio.file.Path workDirectory) {
+        return RhinoTaskRegistry.replicasOf(env.getExecutionId())
+                .flatMap(replicas -> replicas.open(holders, workDirectory))
                 .orElse(null);
     }
 
     /** Restore figures of this subtask, as gauges of its keyed operator. */
     private static void restoredFromReplicas(
-            KeyedStateBackendParameters<?> parameters, ReplicaRestore replicas) {
+            KeyedStateBackendParameters<?> parameters, RestoreFromReplicas replicas) {
         int vnodes = replicas.restoredVnodes();
         long bytes = replicas.linkedBytes();
         int fetchedVnodes = replicas.fetchedVnodes();

@@ -14,7 +14,7 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -33,7 +33,7 @@ import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 public final class RhinoTaskRegistry {
 
     /** A running Rhino gate subtask. */
-    private record Gate(JobID jobId, RhinoOperatorSpec spec, int subtask) {}
+    private record Gate(JobID jobId, RhinoOperatorSpec spec, int subtask, TaskReplicas replicas) {}
 
     private static final Map<ExecutionAttemptID, Gate> GATE_BY_TASK = new ConcurrentHashMap<>();
     private static final Map<ExecutionAttemptID, VnodeKeyedStateBackend<?>> BACKEND_BY_TASK =
@@ -41,10 +41,16 @@ public final class RhinoTaskRegistry {
 
     private RhinoTaskRegistry() {}
 
-    /** Called by the gate when it is created. */
+    /**
+     * Called by the gate when it is created, with the replicas its keyed operator may restore from.
+     */
     public static void registerGate(
-            ExecutionAttemptID task, JobID jobId, RhinoOperatorSpec spec, int subtask) {
-        GATE_BY_TASK.put(task, new Gate(jobId, spec, subtask));
+            ExecutionAttemptID task,
+            JobID jobId,
+            RhinoOperatorSpec spec,
+            int subtask,
+            TaskReplicas replicas) {
+        GATE_BY_TASK.put(task, new Gate(jobId, spec, subtask, replicas));
     }
 
     /** Called by the gate when it closes. */
@@ -56,6 +62,11 @@ public final class RhinoTaskRegistry {
     /** The Rhino operator of the task, if its chain starts with a Rhino gate. */
     static Optional<RhinoOperatorSpec> specOf(ExecutionAttemptID task) {
         return Optional.ofNullable(GATE_BY_TASK.get(task)).map(Gate::spec);
+    }
+
+    /** The replicas the task's Rhino operator may restore from, if its chain starts with a gate. */
+    static Optional<TaskReplicas> replicasOf(ExecutionAttemptID task) {
+        return Optional.ofNullable(GATE_BY_TASK.get(task)).map(Gate::replicas);
     }
 
     static void registerBackend(ExecutionAttemptID task, VnodeKeyedStateBackend<?> backend) {

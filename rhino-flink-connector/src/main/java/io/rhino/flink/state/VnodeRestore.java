@@ -14,7 +14,7 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;

@@ -17,7 +17,7 @@ package io.rhino.flink.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rhino.flink.routing.UnsupportedJobShapeException;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.ShapeFunctions;

@@ -16,9 +16,10 @@ package io.rhino.flink.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rhino.flink.api.rest.RestServing;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.config.RhinoRuntimeSettings;
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.handover.HandoverManager;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
@@ -82,7 +83,8 @@ class CancelledAttemptTest {
     private static OperatorCoordinator startedGates(
             MockOperatorCoordinatorContext context, RhinoOperatorSpec spec) throws Exception {
         OperatorCoordinator gates =
-                new RhinoGateCoordinator.Provider(context.getOperatorId(), spec, 1, settings())
+                new RhinoGateCoordinator.Provider(
+                                context.getOperatorId(), spec, 1, settings(), new RestServing())
                         .create(context);
         gates.start();
         return gates;

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.replication.PeerStateTransfer;
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.state.VnodeBackendHarness;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.replication.ReplicationConfig;

@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.state.VnodeBackendHarness;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.flink.state.VnodeKeyedStateBackend.PreparedVnode;

@@ -16,7 +16,7 @@ package io.rhino.flink.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

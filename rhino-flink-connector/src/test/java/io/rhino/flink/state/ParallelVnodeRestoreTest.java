@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.testjobs.StallingFileSystemFactory;
 import java.io.IOException;
 import java.nio.file.Files;

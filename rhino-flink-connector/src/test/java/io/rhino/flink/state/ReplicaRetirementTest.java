@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.replication.VnodeReplicaCollector;
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationConfig;

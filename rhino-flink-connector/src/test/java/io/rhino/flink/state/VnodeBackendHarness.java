@@ -14,7 +14,7 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.net.URI;
 import java.nio.file.Files;
 import java.util.ArrayList;

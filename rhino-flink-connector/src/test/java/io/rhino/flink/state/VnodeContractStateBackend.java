@@ -16,7 +16,9 @@ package io.rhino.flink.state;
 
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.replication.PeerVnodeReplication;
+import io.rhino.flink.replication.ReplicaRestore;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import org.apache.flink.api.common.TaskInfo;
@@ -101,7 +103,14 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                         parameters.getCancelStreamRegistry(),
                         parameters.getManagedMemoryFraction());
         RhinoTaskRegistry.registerGate(
-                env.getExecutionId(), parameters.getJobID(), placement.spec(), placement.subtask());
+                env.getExecutionId(),
+                parameters.getJobID(),
+                placement.spec(),
+                placement.subtask(),
+                ReplicaRestore.forTask(
+                        env,
+                        PeerVnodeReplication.operatorPrefix(
+                                env.getJobID().toString(), placement.spec().name())));
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

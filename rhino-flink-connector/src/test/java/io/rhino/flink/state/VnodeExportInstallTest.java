@@ -17,7 +17,7 @@ package io.rhino.flink.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -16,7 +16,7 @@ package io.rhino.flink.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.flink.routing.RhinoOperatorSpec;
+import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.routing;
+package io.rhino.flink.spec;
 
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 

@@ -33,14 +33,14 @@ import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.JobID;
 
 /** Performs seeded random handovers on the Rhino operators of a running job. */
-final class HandoverDriver {
+final class RandomHandovers {
 
     private final JobID jobId;
     private final List<String> operators;
     private final Random random;
     private final List<String> history = new ArrayList<>();
 
-    HandoverDriver(JobID jobId, List<String> operators, long seed) {
+    RandomHandovers(JobID jobId, List<String> operators, long seed) {
         this.jobId = jobId;
         this.operators = operators;
         this.random = new Random(seed);

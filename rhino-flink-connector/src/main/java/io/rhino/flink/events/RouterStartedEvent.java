@@ -12,18 +12,13 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
-import io.rhino.core.handover.HandoverId;
-import java.util.Set;
+import io.rhino.core.routing.RoutingTable;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
- * Target gate → coordinator: the vnodes are installed and their buffered records replayed.
- *
- * @param installMillis installing (hard-linking and opening) the vnodes
- * @param replayedRecords records that were buffered and replayed
+ * Router subtask → coordinator, once when it opens: the routing table it routes by, restored from
+ * its checkpoint (or the initial one on a fresh start).
  */
-public record TargetInstalledEvent(
-        HandoverId handoverId, Set<Integer> vnodes, long installMillis, int replayedRecords)
-        implements OperatorEvent {}
+public record RouterStartedEvent(RoutingTable table) implements OperatorEvent {}

@@ -12,13 +12,18 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
+import io.rhino.core.handover.HandoverId;
+import java.util.Set;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
- * Router subtask → coordinator: its input ended, and it ended its output with a last element that
- * the gates count as its marker of every handover; the manager counts it as the router's
- * acknowledgement and starts no handover any more.
+ * Target gate → coordinator: the vnodes are installed and their buffered records replayed.
+ *
+ * @param installMillis installing (hard-linking and opening) the vnodes
+ * @param replayedRecords records that were buffered and replayed
  */
-public record RouterFinishingEvent() implements OperatorEvent {}
+public record TargetInstalledEvent(
+        HandoverId handoverId, Set<Integer> vnodes, long installMillis, int replayedRecords)
+        implements OperatorEvent {}

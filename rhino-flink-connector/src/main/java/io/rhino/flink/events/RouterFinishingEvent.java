@@ -12,13 +12,13 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
-import io.rhino.core.handover.HandoverId;
-import io.rhino.handover.ShippedVnode;
-import java.util.List;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-/** Coordinator → target gate: install these vnodes and replay their buffered records. */
-public record InstallVnodesEvent(HandoverId handoverId, List<ShippedVnode> vnodes)
-        implements OperatorEvent {}
+/**
+ * Router subtask → coordinator: its input ended, and it ended its output with a last element that
+ * the gates count as its marker of every handover; the manager counts it as the router's
+ * acknowledgement and starts no handover any more.
+ */
+public record RouterFinishingEvent() implements OperatorEvent {}

@@ -12,22 +12,13 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
+import io.rhino.core.handover.HandoverId;
+import io.rhino.handover.ShippedVnode;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-/**
- * Coordinator → gate subtask: the replication services ("host:port", nearest first) its vnode
- * checkpoints go to from now on, empty for none; and the service of every gate subtask's
- * TaskManager, where handovers send vnodes.
- */
-public record ReplicationChainEvent(List<String> chain, Map<Integer, String> serviceBySubtask)
-        implements OperatorEvent {
-
-    public ReplicationChainEvent {
-        chain = List.copyOf(chain);
-        serviceBySubtask = Map.copyOf(serviceBySubtask);
-    }
-}
+/** Coordinator → target gate: install these vnodes and replay their buffered records. */
+public record InstallVnodesEvent(HandoverId handoverId, List<ShippedVnode> vnodes)
+        implements OperatorEvent {}

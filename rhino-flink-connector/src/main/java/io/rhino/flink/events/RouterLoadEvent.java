@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
 import java.util.Arrays;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
 import io.rhino.flink.replication.ReplicationProgress;
 import java.util.Map;

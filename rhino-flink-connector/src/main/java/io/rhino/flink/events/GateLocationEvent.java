@@ -12,10 +12,16 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
-import io.rhino.core.handover.HandoverId;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-/** Router subtask → coordinator: markers emitted on every channel, table now at newEpoch. */
-public record RouterAckEvent(HandoverId handoverId, long newEpoch) implements OperatorEvent {}
+/**
+ * Gate subtask → coordinator, once at start: the TaskManager it runs on and, with replication on,
+ * that TaskManager's replication service ("host:port"; null otherwise) and how long ago its replica
+ * store last ran out of space (-1: never), so that the chains sent when the job (re)starts already
+ * leave a full store out.
+ */
+public record GateLocationEvent(
+        String taskManager, String replicationAddress, long replicaStoreFullAgoMillis)
+        implements OperatorEvent {}

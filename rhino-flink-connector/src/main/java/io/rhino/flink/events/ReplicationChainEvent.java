@@ -12,16 +12,22 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
+import java.util.List;
+import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
- * Gate subtask → coordinator, once at start: the TaskManager it runs on and, with replication on,
- * that TaskManager's replication service ("host:port"; null otherwise) and how long ago its replica
- * store last ran out of space (-1: never), so that the chains sent when the job (re)starts already
- * leave a full store out.
+ * Coordinator → gate subtask: the replication services ("host:port", nearest first) its vnode
+ * checkpoints go to from now on, empty for none; and the service of every gate subtask's
+ * TaskManager, where handovers send vnodes.
  */
-public record GateLocationEvent(
-        String taskManager, String replicationAddress, long replicaStoreFullAgoMillis)
-        implements OperatorEvent {}
+public record ReplicationChainEvent(List<String> chain, Map<Integer, String> serviceBySubtask)
+        implements OperatorEvent {
+
+    public ReplicationChainEvent {
+        chain = List.copyOf(chain);
+        serviceBySubtask = Map.copyOf(serviceBySubtask);
+    }
+}

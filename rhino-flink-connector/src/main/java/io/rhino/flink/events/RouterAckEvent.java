@@ -12,13 +12,10 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.coordination;
+package io.rhino.flink.events;
 
-import io.rhino.core.routing.RoutingTable;
+import io.rhino.core.handover.HandoverId;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
-/**
- * Router subtask → coordinator, once when it opens: the routing table it routes by, restored from
- * its checkpoint (or the initial one on a fresh start).
- */
-public record RouterStartedEvent(RoutingTable table) implements OperatorEvent {}
+/** Router subtask → coordinator: markers emitted on every channel, table now at newEpoch. */
+public record RouterAckEvent(HandoverId handoverId, long newEpoch) implements OperatorEvent {}

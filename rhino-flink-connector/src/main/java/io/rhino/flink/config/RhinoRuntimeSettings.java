@@ -101,7 +101,7 @@ public record RhinoRuntimeSettings(
 
     /** Replication of vnode checkpoints to peer TaskManagers. */
     public record Replication(
-            boolean enabled,
+            ReplicationMode mode,
             int factor,
             String bindHost,
             int firstPort,
@@ -119,23 +119,20 @@ public record RhinoRuntimeSettings(
 
         private static final long serialVersionUID = 1L;
 
-        /** RhinoDFS: handovers go through {@link #dfsPath} instead of peers. */
-        public boolean dfs() {
-            return dfsPath != null;
-        }
-
-        /** The mode's name, as configured. */
-        public String mode() {
-            return enabled ? "peers" : dfs() ? "dfs" : "none";
+        /** Whether checkpoints are replicated to peers (and handovers go through them). */
+        public boolean peers() {
+            return mode == ReplicationMode.PEERS;
         }
 
         static Replication from(ReadableConfig config) {
-            String mode = config.get(RhinoOptions.REPLICATION_MODE).trim();
-            if (!mode.equals("none") && !mode.equals("peers") && !mode.equals("dfs")) {
-                throw invalid(RhinoOptions.REPLICATION_MODE, mode, "none, peers or dfs");
+            String configured = config.get(RhinoOptions.REPLICATION_MODE).trim();
+            ReplicationMode mode = ReplicationMode.fromOptionValue(configured);
+            if (mode == null) {
+                throw invalid(
+                        RhinoOptions.REPLICATION_MODE, configured, ReplicationMode.optionValues());
             }
             String dfsPath = null;
-            if (mode.equals("dfs")) {
+            if (mode == ReplicationMode.DFS) {
                 dfsPath =
                         config.getOptional(RhinoOptions.REPLICATION_DFS_PATH)
                                 .map(String::trim)
@@ -175,7 +172,7 @@ public record RhinoRuntimeSettings(
                 throw invalid(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF, backoff, ">= 0");
             }
             return new Replication(
-                    mode.equals("peers"),
+                    mode,
                     factor,
                     config.getOptional(RhinoOptions.REPLICATION_BIND_HOST).orElse(null),
                     ports[0],
@@ -216,7 +213,7 @@ public record RhinoRuntimeSettings(
                             .map(Replication::ports)
                             .orElse(new int[] {firstPort, lastPort});
             return new Replication(
-                    enabled,
+                    mode,
                     factor,
                     taskManagerConfig
                             .getOptional(RhinoOptions.REPLICATION_BIND_HOST)
@@ -299,7 +296,7 @@ public record RhinoRuntimeSettings(
         @Override
         public String toString() {
             return "Replication[mode="
-                    + mode()
+                    + mode.optionValue()
                     + ", factor="
                     + factor
                     + ", bindHost="

@@ -480,7 +480,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
      */
     private void sendReplicationChains() {
         RhinoRuntimeSettings current = settings;
-        if (current == null || !current.replication().enabled()) {
+        if (current == null || !current.replication().peers()) {
             return;
         }
         Map<Integer, Long> bytesBySubtask = new TreeMap<>();
@@ -544,11 +544,15 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
     @Override
     public ReplicationView replication() {
         RhinoRuntimeSettings current = settings;
-        if (current == null || !current.replication().enabled()) {
+        if (current == null || !current.replication().peers()) {
             return current == null
                     ? ReplicationView.NONE
                     : new ReplicationView(
-                            current.replication().mode(), 1, Map.of(), Map.of(), Set.of());
+                            current.replication().mode().optionValue(),
+                            1,
+                            Map.of(),
+                            Map.of(),
+                            Set.of());
         }
         long now = System.currentTimeMillis();
         Map<Integer, ReplicationProgress> progress = new TreeMap<>();
@@ -558,7 +562,7 @@ final class RhinoOperatorHub implements HandoverManager.ProtocolPort, OperatorVi
                                 subtask,
                                 received.progress().agedBy(now - received.receivedAtMillis())));
         return new ReplicationView(
-                current.replication().mode(),
+                current.replication().mode().optionValue(),
                 current.replication().factor(),
                 replicaChains,
                 progress,

@@ -17,6 +17,7 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.ReplicationMode;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.events.GateLoadEvent;
 import io.rhino.flink.events.GateLocationEvent;
@@ -183,7 +184,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getUserCodeClassLoader().asClassLoader(),
                 env.getTaskInfo().getNumberOfParallelSubtasks());
         this.task = env.getExecutionId();
-        if (replication.enabled()) {
+        if (replication.peers()) {
             // before the keyed operator restores (Flink initialises the chain from its tail), so
             // that its restore can fetch replicas from peers through this TaskManager's service;
             // first, so that a service that cannot start leaves nothing registered
@@ -272,26 +273,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         Environment env = getContainingTask().getEnvironment();
         String taskManager = TaskManagerReplication.taskManagerName(env);
         String replicationAddress = null;
-        transfer = stateTransfer;
         replicationServiceBySubtask = Map.of();
-        if (replication.enabled()) {
+        transfer = transferFor(replication.mode());
+        if (replication.peers()) {
             replicationAddress = replicationService.address().toString();
-            transfer =
-                    new PeerStateTransfer(
-                            stateTransfer,
-                            replicationService,
-                            subtask -> replicationServiceBySubtask.get(subtask),
-                            () -> currentReplication,
-                            replicaPrefix(),
-                            replication.timeout().toMillis());
-        }
-        if (replication.dfs()) {
-            DfsStateTransfer dfs = new DfsStateTransfer(replication.dfsPath(), replicaPrefix());
-            if (subtask() == 0) {
-                // no handover runs until every gate reported below: none is mid-transfer
-                dfs.removeLeftovers();
-            }
-            transfer = dfs;
         }
         coordinator.sendEventToCoordinator(
                 new GateLocationEvent(
@@ -299,6 +284,29 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
         long interval = loadReportInterval.toMillis();
         getProcessingTimeService()
                 .scheduleWithFixedDelay(now -> reportStateBytes(), interval, interval);
+    }
+
+    /** How this gate moves vnodes, chosen once from the operator's replication mode. */
+    private StateTransfer transferFor(ReplicationMode mode) {
+        return switch (mode) {
+            case NONE -> stateTransfer;
+            case PEERS ->
+                    new PeerStateTransfer(
+                            stateTransfer,
+                            replicationService,
+                            subtask -> replicationServiceBySubtask.get(subtask),
+                            () -> currentReplication,
+                            replicaPrefix(),
+                            replication.timeout().toMillis());
+            case DFS -> {
+                DfsStateTransfer dfs = new DfsStateTransfer(replication.dfsPath(), replicaPrefix());
+                if (subtask() == 0) {
+                    // no handover runs until every gate reported below: none is mid-transfer
+                    dfs.removeLeftovers();
+                }
+                yield dfs;
+            }
+        };
     }
 
     private void reportStateBytes() {

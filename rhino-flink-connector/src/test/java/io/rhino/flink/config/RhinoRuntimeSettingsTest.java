@@ -42,9 +42,8 @@ class RhinoRuntimeSettingsTest {
 
         config.set(RhinoOptions.REPLICATION_DFS_PATH, "hdfs://namenode:8020/rhino");
         RhinoRuntimeSettings.Replication replication = read(config).replication();
-        assertThat(replication.dfs()).isTrue();
-        assertThat(replication.enabled()).as("no peer replication in dfs mode").isFalse();
-        assertThat(replication.mode()).isEqualTo("dfs");
+        assertThat(replication.peers()).as("no peer replication in dfs mode").isFalse();
+        assertThat(replication.mode()).isEqualTo(ReplicationMode.DFS);
         assertThat(replication.dfsPath()).isEqualTo("hdfs://namenode:8020/rhino");
     }
 
@@ -81,8 +80,7 @@ class RhinoRuntimeSettingsTest {
     @Test
     void theDefaultsReplicateNothingAndBufferSixtyFourMegabytes() {
         RhinoRuntimeSettings settings = read(new Configuration());
-        assertThat(settings.replication().mode()).isEqualTo("none");
-        assertThat(settings.replication().dfs()).isFalse();
+        assertThat(settings.replication().mode()).isEqualTo(ReplicationMode.NONE);
         assertThat(settings.handoverBufferMemory()).isEqualTo(MemorySize.ofMebiBytes(64));
     }
 

@@ -14,25 +14,21 @@
 
 package io.rhino.cli;
 
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.junit.AnalyzeClasses;
-import com.tngtech.archunit.junit.ArchTest;
-import com.tngtech.archunit.lang.ArchRule;
+import io.rhino.core.architecture.PackageCycles;
+import org.junit.jupiter.api.Test;
 
 /**
  * Keeps the packages of rhino-cli in layers: no package may depend, directly or through others, on
  * a package that depends on it. Only main classes count; tests may reach across packages.
  */
-@AnalyzeClasses(packages = "io.rhino.cli", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
-    /**
-     * One slice per package, the root package {@code io.rhino.cli} included (a pattern of {@code
-     * io.rhino.cli.(**)} would leave the root package out).
-     */
-    @ArchTest
-    static final ArchRule PACKAGES_ARE_FREE_OF_CYCLES =
-            slices().matching("io.rhino.(cli..)").should().beFreeOfCycles();
+    @Test
+    void packagesAreFreeOfCycles() {
+        assertThat(PackageCycles.under("io.rhino.cli"))
+                .as("import cycles between the packages of rhino-cli")
+                .isEmpty();
+    }
 }

@@ -14,28 +14,22 @@
 
 package io.rhino.replication;
 
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.junit.AnalyzeClasses;
-import com.tngtech.archunit.junit.ArchTest;
-import com.tngtech.archunit.lang.ArchRule;
+import io.rhino.core.architecture.PackageCycles;
+import org.junit.jupiter.api.Test;
 
 /**
  * Keeps the packages of rhino-replication in layers: no package may depend, directly or through
  * others, on a package that depends on it. Only main classes count; tests may reach across
  * packages.
  */
-@AnalyzeClasses(
-        packages = "io.rhino.replication",
-        importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
-    /**
-     * One slice per package, the root package {@code io.rhino.replication} included (a pattern of
-     * {@code io.rhino.replication.(**)} would leave the root package out).
-     */
-    @ArchTest
-    static final ArchRule PACKAGES_ARE_FREE_OF_CYCLES =
-            slices().matching("io.rhino.(replication..)").should().beFreeOfCycles();
+    @Test
+    void packagesAreFreeOfCycles() {
+        assertThat(PackageCycles.under("io.rhino.replication"))
+                .as("import cycles between the packages of rhino-replication")
+                .isEmpty();
+    }
 }

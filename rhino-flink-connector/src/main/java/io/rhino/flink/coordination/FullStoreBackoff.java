@@ -74,9 +74,9 @@ final class FullStoreBackoff {
      * A gate started on {@code taskManager}, whose store last ran out of space {@code
      * fullAgoMillis} ago (negative if never); the chains go out once every gate runs.
      */
-    void gateStarted(String taskManager, long fullAgoMillis, long nowMillis) {
+    void gateStarted(String taskManager, long fullAgoMillis) {
         if (fullAgoMillis >= 0) {
-            stores.report(taskManager, fullAgoMillis, nowMillis);
+            stores.report(taskManager, fullAgoMillis, System.currentTimeMillis());
             publish.accept(stores.backoffEndsMillis());
             checkWhenBackoffEnds();
         }
@@ -87,12 +87,12 @@ final class FullStoreBackoff {
      *
      * @return whether the TaskManagers left out changed, so the chains must be sent again
      */
-    boolean report(String taskManager, long fullAgoMillis, long nowMillis) {
+    boolean report(String taskManager, long fullAgoMillis) {
+        long nowMillis = System.currentTimeMillis();
         boolean changed = stores.report(taskManager, fullAgoMillis, nowMillis);
         changed |= stores.expired(nowMillis);
-        changed(changed, nowMillis);
         checkWhenBackoffEnds();
-        return changed;
+        return published(changed, nowMillis);
     }
 
     /**
@@ -100,14 +100,14 @@ final class FullStoreBackoff {
      *
      * @return whether the TaskManagers left out changed, so the chains must be sent again
      */
-    boolean backoffEnded(long nowMillis) {
+    boolean backoffEnded() {
         if (timer.isShutdown()) {
             return false; // closed while this check waited for the hub's monitor
         }
+        long nowMillis = System.currentTimeMillis();
         boolean changed = stores.expired(nowMillis);
-        changed(changed, nowMillis);
         checkWhenBackoffEnds();
-        return changed;
+        return published(changed, nowMillis);
     }
 
     /** The TaskManagers no chain should include now. */
@@ -115,7 +115,8 @@ final class FullStoreBackoff {
         return stores.excluded(nowMillis);
     }
 
-    private void changed(boolean changed, long nowMillis) {
+    /** Publishes the back-offs, logs the TaskManagers left out if they changed, and says so. */
+    private boolean published(boolean changed, long nowMillis) {
         publish.accept(stores.backoffEndsMillis());
         if (changed) {
             LOG.warn(
@@ -125,6 +126,7 @@ final class FullStoreBackoff {
                     backoff,
                     stores.excluded(nowMillis));
         }
+        return changed;
     }
 
     private void checkWhenBackoffEnds() {

@@ -15,6 +15,7 @@
 package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.events.ReplicationChainEvent;
 import io.rhino.handover.load.VnodeLoads;
 import io.rhino.handover.replication.ReplicaGroups;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,12 +58,14 @@ final class ReplicaChains {
         replicationAddressByTaskManager.put(taskManager, address);
     }
 
-    /**
-     * Assigns the chains of {@code factor} TaskManagers, publishes and sends them.
-     *
-     * @param excluded the TaskManagers no chain may include now
-     */
-    void send(RoutingTable table, VnodeLoads loads, int factor, Set<String> excluded) {
+    /** Assigns, publishes and sends the chains, if the operator replicates to peers. */
+    void send(ManagerRuntime runtime) {
+        RhinoRuntimeSettings.Replication replication = runtime.settings().replication();
+        if (!replication.peers()) {
+            return;
+        }
+        RoutingTable table = runtime.manager().routingTable();
+        VnodeLoads loads = runtime.loads();
         Map<Integer, String> gateTaskManagers = readModel.taskManagerBySubtask();
         Map<Integer, Long> bytesBySubtask = new TreeMap<>();
         for (int vnode = 0; vnode < numVnodes; vnode++) {
@@ -71,7 +73,11 @@ final class ReplicaChains {
             bytesBySubtask.merge(table.ownerOf(vnode), bytes, Long::sum);
         }
         Map<Integer, List<String>> chains =
-                ReplicaGroups.assign(gateTaskManagers, bytesBySubtask, factor, excluded);
+                ReplicaGroups.assign(
+                        gateTaskManagers,
+                        bytesBySubtask,
+                        replication.factor(),
+                        runtime.backoff().excluded(System.currentTimeMillis()));
         readModel.chainsSent(chains);
         Map<Integer, String> serviceBySubtask = new TreeMap<>();
         gateTaskManagers.forEach(

@@ -119,7 +119,7 @@ final class RhinoOperatorHub {
                             readModel,
                             RhinoHandovers.directory());
             if (attempts.managerStarted(runtime.manager())) {
-                sendReplicationChains();
+                chains.send(runtime);
             }
             runtime.startAutoBalancer();
             readModel.running(runtime);
@@ -134,8 +134,6 @@ final class RhinoOperatorHub {
         }
     }
 
-    // ---------------------------------------------------------------- routers
-
     void routerReady(int subtask, SubtaskGateway gateway) {
         link.routerReady(subtask, gateway);
     }
@@ -143,7 +141,7 @@ final class RhinoOperatorHub {
     /** A router attempt opened and routes by {@code table}. */
     synchronized void routerStarted(int subtask, int attempt, RoutingTable table) {
         if (attempts.routerStarted(subtask, attempt, table)) {
-            sendReplicationChains();
+            chains.send(runtime);
         }
     }
 
@@ -166,8 +164,6 @@ final class RhinoOperatorHub {
         existingManager().ifPresent(manager -> manager.routerInputEnded(subtask));
     }
 
-    // ---------------------------------------------------------------- gates
-
     void gateReady(int subtask, SubtaskGateway gateway) {
         link.gateReady(subtask, gateway);
     }
@@ -184,13 +180,10 @@ final class RhinoOperatorHub {
             chains.serviceAt(taskManager, replicationAddress);
         }
         if (runtime != null) {
-            // chains go out when every gate runs again, below
-            runtime.backoff()
-                    .gateStarted(
-                            taskManager, replicaStoreFullAgoMillis, System.currentTimeMillis());
+            runtime.backoff().gateStarted(taskManager, replicaStoreFullAgoMillis);
         }
         if (attempts.gateStarted(subtask, attempt)) {
-            sendReplicationChains();
+            chains.send(runtime);
         }
     }
 
@@ -205,12 +198,8 @@ final class RhinoOperatorHub {
         Optional<String> taskManager = readModel.taskManagerOf(subtask);
         if (taskManager.isPresent()
                 && runtime != null
-                && runtime.backoff()
-                        .report(
-                                taskManager.get(),
-                                replicaStoreFullAgoMillis,
-                                System.currentTimeMillis())) {
-            sendReplicationChains();
+                && runtime.backoff().report(taskManager.get(), replicaStoreFullAgoMillis)) {
+            chains.send(runtime);
         }
     }
 
@@ -232,27 +221,12 @@ final class RhinoOperatorHub {
         attempts.allGone(reason);
     }
 
-    // ---------------------------------------------------------------- replica chains
-
     /** The timer's check when a full store's back-off should have ended. */
     private synchronized void backoffEnded() {
-        if (runtime.backoff().backoffEnded(System.currentTimeMillis())) {
-            sendReplicationChains();
+        if (runtime.backoff().backoffEnded()) {
+            chains.send(runtime);
         }
     }
-
-    private void sendReplicationChains() {
-        RhinoRuntimeSettings.Replication replication = runtime.settings().replication();
-        if (replication.peers()) {
-            chains.send(
-                    runtime.manager().routingTable(),
-                    runtime.loads(),
-                    replication.factor(),
-                    runtime.backoff().excluded(System.currentTimeMillis()));
-        }
-    }
-
-    // ---------------------------------------------------------------- checkpoints and failover
 
     /**
      * Runs {@code proceed} when this operator's coordinators may complete their part of the

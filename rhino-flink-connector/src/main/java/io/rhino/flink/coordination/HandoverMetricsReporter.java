@@ -32,14 +32,14 @@ final class HandoverMetricsReporter {
 
     private HandoverMetricsReporter() {}
 
-    static void register(MetricGroup coordinatorGroup, RhinoOperatorHub hub) {
-        HandoverManager manager = hub.existingManager().orElseThrow();
+    static void register(MetricGroup coordinatorGroup, OperatorReadModel operator) {
+        HandoverManager manager = operator.manager().orElseThrow();
         MetricGroup group = coordinatorGroup.addGroup("rhino");
         group.gauge(
                 "loadImbalance",
-                () -> Reconfigurer.modelOf(hub, manager.routingTable()).imbalance());
-        group.gauge("recordsPerSecond", () -> Arrays.stream(hub.recordsPerSecond()).sum());
-        hub.autoBalancer()
+                () -> Reconfigurer.modelOf(operator, manager.routingTable()).imbalance());
+        group.gauge("recordsPerSecond", () -> Arrays.stream(operator.recordsPerSecond()).sum());
+        operator.autoBalancer()
                 .ifPresent(
                         balancer -> {
                             group.counter(

@@ -88,7 +88,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             restoredTable = null;
         }
         RhinoHandovers.register(hub, serving);
-        HandoverMetricsReporter.register(context.metricGroup(), hub);
+        HandoverMetricsReporter.register(context.metricGroup(), hub.view());
     }
 
     @Override

@@ -51,7 +51,9 @@ public final class RhinoHandovers {
             new RhinoDirectory() {
                 @Override
                 public List<OperatorView> operators() {
-                    return List.copyOf(HUBS.values());
+                    return HUBS.values().stream()
+                            .<OperatorView>map(RhinoOperatorHub::view)
+                            .toList();
                 }
 
                 @Override
@@ -127,7 +129,7 @@ public final class RhinoHandovers {
         HUBS.forEach(
                 (key, hub) -> {
                     if (key.jobId().equals(jobId)) {
-                        operators.put(key.operatorName(), hub.taskManagerBySubtask());
+                        operators.put(key.operatorName(), hub.view().taskManagerBySubtask());
                     }
                 });
         return operators;
@@ -141,7 +143,8 @@ public final class RhinoHandovers {
     /** An operator's coordinator started: list it, and serve it (over REST if enabled). */
     static synchronized void register(RhinoOperatorHub hub, OperatorServing serving) {
         HUBS.put(new OperatorKey(hub.flinkJobId(), hub.spec().name()), hub);
-        hub.settings()
+        hub.view()
+                .settings()
                 .ifPresent(
                         settings ->
                                 SERVED.computeIfAbsent(
@@ -156,7 +159,7 @@ public final class RhinoHandovers {
             served.stop();
         }
         if (HUBS.keySet().stream().noneMatch(key -> key.jobId().equals(hub.flinkJobId()))) {
-            RECONFIGURATIONS.forgetJob(hub.jobId());
+            RECONFIGURATIONS.forgetJob(hub.view().jobId());
         }
     }
 }

@@ -50,7 +50,7 @@ class FullStoreBackoffTest {
             hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1);
             // tm-2's replica store ran out of space just now
             hub.gateStarted(2, 0, "tm-2", "127.0.0.4:7000", 0);
-            assertThat(hub.replication().fullStores()).containsExactly("tm-2");
+            assertThat(hub.view().replication().fullStores()).containsExactly("tm-2");
             assertThat(chainMembers(hub)).isNotEmpty().doesNotContain("tm-2");
 
             // no gate reports again
@@ -58,7 +58,7 @@ class FullStoreBackoffTest {
             while (!chainMembers(hub).contains("tm-2") && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            assertThat(hub.replication().fullStores()).isEmpty();
+            assertThat(hub.view().replication().fullStores()).isEmpty();
             assertThat(chainMembers(hub)).as("chains after the back-off").contains("tm-2");
         } finally {
             hub.close();
@@ -113,7 +113,7 @@ class FullStoreBackoffTest {
 
     private static List<String> chainMembers(RhinoOperatorHub hub) {
         List<String> members = new ArrayList<>();
-        hub.replication().chains().values().forEach(members::addAll);
+        hub.view().replication().chains().values().forEach(members::addAll);
         return members;
     }
 }

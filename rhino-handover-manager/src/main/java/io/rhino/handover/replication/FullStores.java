@@ -67,6 +67,16 @@ public final class FullStores {
         return fullAtMillis.values().stream().mapToLong(at -> at + backoffMillis).min();
     }
 
+    /**
+     * When each recorded TaskManager's back-off ends: a copy for readers on other threads, which
+     * exclude the TaskManagers whose end is after their now, as {@link #excluded} does.
+     */
+    public Map<String, Long> backoffEndsMillis() {
+        Map<String, Long> ends = new HashMap<>();
+        fullAtMillis.forEach((taskManager, at) -> ends.put(taskManager, at + backoffMillis));
+        return ends;
+    }
+
     /** The TaskManagers no chain should include now. */
     public Set<String> excluded(long nowMillis) {
         Set<String> excluded = new TreeSet<>();

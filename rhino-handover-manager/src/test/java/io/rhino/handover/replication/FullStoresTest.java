@@ -15,6 +15,7 @@
 package io.rhino.handover.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -51,5 +52,17 @@ class FullStoresTest {
         assertThat(stores.excluded(89_999)).containsExactly("b");
         assertThat(stores.excluded(90_000)).isEmpty();
         assertThat(stores.nextExpiryMillis()).hasValue(90_000);
+    }
+
+    @Test
+    void theBackoffEndsAreWhenEachTaskManagerIsTakenBack() {
+        FullStores stores = new FullStores(Duration.ofSeconds(60));
+        stores.report("a", -1, 0);
+        stores.report("b", 10_000, 20_000);
+        stores.report("c", 0, 30_000);
+        assertThat(stores.backoffEndsMillis())
+                .containsOnly(entry("b", 70_000L), entry("c", 90_000L));
+        assertThat(stores.excluded(69_999)).containsExactly("b", "c");
+        assertThat(stores.excluded(70_000)).containsExactly("c");
     }
 }

@@ -22,8 +22,6 @@ import java.io.Closeable;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -78,19 +76,13 @@ public final class VnodeKeyedStateBackend<K>
     private final String operatorIdentifier;
     private final TypeSerializer<K> keySerializer;
     private final KeyGroupRange subtaskKeyGroups;
-    private final int subtaskIndex;
     private final VnodeLayout layout;
-    private final VnodeKeyContext<K> keyContext;
-    private final VnodeBackends<K> backends;
+    private final VnodeKeyDispatch<K> keys;
     private final VnodeStateRegistry<K> states;
-    private final VnodeFileRegistry files;
-    private final VnodeSnapshotter<K> snapshotter;
-    private final VnodeDisposal disposal = new VnodeDisposal();
-    private final VnodeUploadHistory uploads = new VnodeUploadHistory();
     private final OwnedVnodes<K> owned;
     private final VnodeInstaller<K> installer;
+    private final VnodeCheckpoints<K> checkpoints;
     private final ReplicaSeeds replicaSeeds = new ReplicaSeeds();
-    private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
     private final TransferDirectory transferDirectory;
     private final Closeable installResources;
 
@@ -109,29 +101,32 @@ public final class VnodeKeyedStateBackend<K>
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
-        this.subtaskIndex = subtaskIndex;
         this.layout = layout;
-        this.keyContext = new VnodeKeyContext<>(layout);
-        this.backends = new VnodeBackends<>(layout.numVnodes());
-        this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
-        this.files = files;
         this.transferDirectory = transferDirectory;
         this.installResources = installResources;
+        VnodeKeyContext<K> keyContext = new VnodeKeyContext<>(layout);
+        VnodeBackends<K> backends = new VnodeBackends<>(layout.numVnodes());
+        VnodeUploadHistory uploads = new VnodeUploadHistory();
+        VnodeDisposal disposal = new VnodeDisposal();
+        this.keys = new VnodeKeyDispatch<>(operatorIdentifier, keyContext, backends);
+        this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
         this.owned =
                 new OwnedVnodes<>(
                         operatorIdentifier, layout, backends, states, files, uploads, disposal);
         this.installer =
                 new VnodeInstaller<>(operatorIdentifier, layout, backendFactory, states, owned);
-        this.snapshotter =
-                new VnodeSnapshotter<>(
+        this.checkpoints =
+                new VnodeCheckpoints<>(
                         backends,
+                        owned,
                         files,
                         uploads,
                         disposal,
+                        layout,
                         subtaskKeyGroups,
                         subtaskIndex,
                         parallelism,
-                        layout.numKeyGroups(),
+                        keySerializer,
                         checkpointTimerHeads
                                 ? states::cachedTimerHeadsOf
                                 : vnode -> TimerQueueHeads.NONE);
@@ -230,7 +225,7 @@ public final class VnodeKeyedStateBackend<K>
         if (replication != null) {
             replicaSeeds.handTo(replication, owned);
         }
-        snapshotter.replicateWith(replication);
+        checkpoints.replicateWith(replication);
     }
 
     /**
@@ -288,42 +283,17 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public void setCurrentKey(K newKey) {
-        keyContext.setCurrentKey(newKey);
-        selectKeyOnVnode(newKey);
+        keys.setCurrentKey(newKey);
     }
 
     @Override
     public void setCurrentKeyAndKeyGroup(K newKey, int newKeyGroupIndex) {
-        keyContext.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
-        selectKeyOnVnode(newKey);
-    }
-
-    private void selectKeyOnVnode(K key) {
-        int vnode = keyContext.currentVnode();
-        if (!backends.owns(vnode)) {
-            throw new IllegalStateException(
-                    "Key "
-                            + key
-                            + " belongs to key group "
-                            + keyContext.currentKeyGroup()
-                            + " of vnode "
-                            + vnode
-                            + ", which "
-                            + operatorIdentifier
-                            + " does not own (owned vnodes: "
-                            + Arrays.toString(backends.ownedVnodes())
-                            + "). Records must reach a Rhino operator through its Rhino keyed "
-                            + "stream.");
-        }
-        backends.get(vnode).setCurrentKeyAndKeyGroup(key, keyContext.currentKeyGroup());
-        for (KeySelectionListener<K> listener : keySelectionListeners) {
-            listener.keySelected(key);
-        }
+        keys.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
     }
 
     @Override
     public K getCurrentKey() {
-        return keyContext.currentKey();
+        return keys.currentKey();
     }
 
     @Override
@@ -338,26 +308,17 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public <N> Stream<K> getKeys(String state, N namespace) {
-        return concat(vnodeBackend -> vnodeBackend.getKeys(state, namespace));
+        return keys.acrossVnodes(vnodeBackend -> vnodeBackend.getKeys(state, namespace));
     }
 
     @Override
     public <N> Stream<K> getKeys(List<String> states, N namespace) {
-        return concat(vnodeBackend -> vnodeBackend.getKeys(states, namespace));
+        return keys.acrossVnodes(vnodeBackend -> vnodeBackend.getKeys(states, namespace));
     }
 
     @Override
     public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
-        return concat(vnodeBackend -> vnodeBackend.getKeysAndNamespaces(state));
-    }
-
-    private <T> Stream<T> concat(
-            java.util.function.Function<CheckpointableKeyedStateBackend<K>, Stream<T>> perVnode) {
-        Stream<T> all = Stream.empty();
-        for (int vnode : backends.ownedVnodes()) {
-            all = Stream.concat(all, perVnode.apply(backends.get(vnode)));
-        }
-        return all;
+        return keys.acrossVnodes(vnodeBackend -> vnodeBackend.getKeysAndNamespaces(state));
     }
 
     @Override
@@ -368,11 +329,11 @@ public final class VnodeKeyedStateBackend<K>
             KeyedStateFunction<K, S> function)
             throws Exception {
         S state = getPartitionedState(namespace, namespaceSerializer, stateDescriptor);
-        List<K> keys;
+        List<K> allKeys;
         try (Stream<K> keyStream = getKeys(stateDescriptor.getName(), namespace)) {
-            keys = keyStream.toList();
+            allKeys = keyStream.toList();
         }
-        for (K key : keys) {
+        for (K key : allKeys) {
             setCurrentKey(key);
             function.process(key, state);
         }
@@ -444,12 +405,12 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public void registerKeySelectionListener(KeySelectionListener<K> listener) {
-        keySelectionListeners.add(listener);
+        keys.addListener(listener);
     }
 
     @Override
     public boolean deregisterKeySelectionListener(KeySelectionListener<K> listener) {
-        return keySelectionListeners.remove(listener);
+        return keys.removeListener(listener);
     }
 
     /** The state entries of every owned vnode, summed. */
@@ -464,18 +425,8 @@ public final class VnodeKeyedStateBackend<K>
      */
     @Override
     public KeyedStateBackend<K> getDelegatedKeyedStateBackend(boolean recursive) {
-        int[] ownedVnodes = backends.ownedVnodes();
-        int vnode = keyContext.currentVnode();
-        if (vnode < 0 || !backends.owns(vnode)) {
-            if (ownedVnodes.length == 0) {
-                return this;
-            }
-            vnode = ownedVnodes[0];
-        }
-        CheckpointableKeyedStateBackend<K> delegate = backends.get(vnode);
-        return recursive && delegate instanceof TestableKeyedStateBackend<K> testable
-                ? testable.getDelegatedKeyedStateBackend(true)
-                : delegate;
+        KeyedStateBackend<K> delegate = keys.delegate(recursive);
+        return delegate == null ? this : delegate;
     }
 
     @Override
@@ -493,28 +444,23 @@ public final class VnodeKeyedStateBackend<K>
             @Nonnull CheckpointStreamFactory streamFactory,
             @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
-        return snapshotter.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
+        return checkpoints.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 
     @Nonnull
     @Override
     public SavepointResources<K> savepoint() throws Exception {
-        return CanonicalSavepoints.prepare(
-                backends, disposal, layout, subtaskKeyGroups, subtaskIndex, keySerializer);
+        return checkpoints.savepoint();
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
-        owned.notifyCheckpointComplete(checkpointId);
-        files.checkpointCompleted(checkpointId);
-        uploads.completed(checkpointId);
-        snapshotter.checkpointCompleted(checkpointId);
+        checkpoints.completed(checkpointId);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) throws Exception {
-        owned.notifyCheckpointAborted(checkpointId);
-        uploads.aborted(checkpointId);
+        checkpoints.aborted(checkpointId);
     }
 
     // ------------------------------------------------------------------ lifecycle

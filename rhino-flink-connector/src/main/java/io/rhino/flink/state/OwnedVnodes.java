@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  */
 final class OwnedVnodes<K> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(OwnedVnodes.class);
+    // under the backend's name: its DEBUG lines time each vnode's install (docs/benchmarks.md)
+    private static final Logger LOG = LoggerFactory.getLogger(VnodeKeyedStateBackend.class);
 
     private final String operatorIdentifier;
     private final VnodeLayout layout;

@@ -262,10 +262,6 @@ public final class VnodeKeyedStateBackend<K>
         return owned.vnodes();
     }
 
-    public VnodeLayout layout() {
-        return layout;
-    }
-
     /** The delegate backend of an owned vnode. */
     public CheckpointableKeyedStateBackend<K> vnodeBackend(int vnode) {
         return owned.instance(vnode);

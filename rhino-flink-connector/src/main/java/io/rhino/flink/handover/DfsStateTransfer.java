@@ -17,6 +17,7 @@ package io.rhino.flink.handover;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.state.UploadedFiles;
 import io.rhino.flink.state.VnodeExport;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.IOException;
 import java.io.InputStream;
@@ -126,7 +127,7 @@ public final class DfsStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeInstallTarget target, int vnode, Serializable payload)
             throws Exception {
         if (!(payload instanceof DfsShipment shipment)) {
             throw new IllegalArgumentException(

@@ -16,6 +16,7 @@ package io.rhino.flink.handover;
 
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.state.VnodeExport;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.File;
 import java.io.Serializable;
@@ -57,7 +58,7 @@ public final class LocalDirectoryStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeInstallTarget target, int vnode, Serializable payload)
             throws Exception {
         if (!(payload instanceof LocalShipment shipment)) {
             throw new IllegalArgumentException(

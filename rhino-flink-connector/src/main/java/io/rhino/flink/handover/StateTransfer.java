@@ -15,6 +15,7 @@
 package io.rhino.flink.handover;
 
 import io.rhino.core.handover.HandoverId;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.Serializable;
 
@@ -40,14 +41,14 @@ public interface StateTransfer extends Serializable {
             throws Exception;
 
     /**
-     * Installs the shipped vnode into the target's backend.
+     * Installs the shipped vnode into the target: the target's backend, or the preparation of its
+     * installs that only opens the vnode's instance off the task thread.
      *
      * @return what of the shipment is left on the target's side and no longer needed once the vnode
      *     is installed (it holds its own links to the files); the caller deletes it after the
      *     handover's installs, so that deleting does not delay them
      */
-    Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
-            throws Exception;
+    Leftovers install(VnodeInstallTarget target, int vnode, Serializable payload) throws Exception;
 
     /** Files of a shipment that an installed vnode no longer needs. */
     @FunctionalInterface

@@ -20,6 +20,7 @@ import io.rhino.flink.state.FileLinks;
 import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.state.UploadedFiles;
 import io.rhino.flink.state.VnodeExport;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
@@ -187,7 +188,7 @@ public final class PeerStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeInstallTarget target, int vnode, Serializable payload)
             throws Exception {
         if (!(payload instanceof PeerShipment shipment)) {
             return sameTaskManager.install(target, vnode, payload);

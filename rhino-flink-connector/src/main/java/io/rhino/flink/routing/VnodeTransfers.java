@@ -199,10 +199,10 @@ final class VnodeTransfers {
                     new AtomicReference<>(StateTransfer.Leftovers.none());
             List<PreparedVnode> opened =
                     backend.prepareInstalls(
-                            () ->
+                            target ->
                                     leftovers.set(
                                             transfer.install(
-                                                    backend, vnode.vnode(), vnode.payload())));
+                                                    target, vnode.vnode(), vnode.payload())));
             LOG.debug(
                     "{} opened vnode {} in {} ms",
                     name,

@@ -147,7 +147,7 @@ final class ParallelVnodeRestore {
         long start = System.nanoTime();
         try {
             List<PreparedVnode> prepared =
-                    backend.prepareInstalls(() -> backend.installVnode(vnode, handles));
+                    backend.prepareInstalls(target -> target.installVnode(vnode, handles));
             LOG.debug(
                     "{} opened vnode {} in {} ms",
                     name,

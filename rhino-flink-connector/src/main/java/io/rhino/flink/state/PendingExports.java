@@ -79,9 +79,4 @@ final class PendingExports {
             LOG.info("Deleted vnode exports no target installed: {}", left);
         }
     }
-
-    synchronized int size() {
-        directories.removeIf(installed -> !Files.exists(installed));
-        return directories.size();
-    }
 }

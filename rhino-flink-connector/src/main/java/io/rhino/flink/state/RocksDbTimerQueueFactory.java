@@ -23,7 +23,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.BitSet;
 import java.util.Optional;
-import java.util.concurrent.atomic.LongAdder;
 import javax.annotation.Nullable;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -79,14 +78,7 @@ final class RocksDbTimerQueueFactory {
 
     private static final Optional<FlinkInternals> INTERNALS = FlinkInternals.find();
 
-    private static final LongAdder SOUGHT = new LongAdder();
-
     private RocksDbTimerQueueFactory() {}
-
-    /** Whether queues are created with their heads read by one iterator (else as Flink does). */
-    static boolean readsHeadsWithOneIterator() {
-        return INTERNALS.isPresent();
-    }
 
     /** The vnode's part of the timer queue {@code name}, registering it on the instance if new. */
     static <K, T extends HeapPriorityQueueElement & PriorityComparable<? super T> & Keyed<?>>
@@ -148,11 +140,6 @@ final class RocksDbTimerQueueFactory {
             LOG.warn("Could not read the cached heads of a timer queue: {}", e.toString());
             return null;
         }
-    }
-
-    /** Key groups whose first timer a queue's creation sought in RocksDB, since class load. */
-    static long keyGroupsSought() {
-        return SOUGHT.sum();
     }
 
     /** The package-private parts of Flink 2.2.1's RocksDB timer queue that this uses. */
@@ -268,7 +255,6 @@ final class RocksDbTimerQueueFactory {
             int[] sought = {0};
             byte[][] heads =
                     headsOf(rocksDb, column, read, writes, range, prefixBytes, known, sought);
-            SOUGHT.add(sought[0]);
             LOG.debug(
                     "Read the heads of timer queue {} in {} key groups in {} ms ({} shipped, {}"
                             + " sought in RocksDB)",
@@ -419,8 +405,7 @@ final class RocksDbTimerQueueFactory {
          * The first entry of each key group of the range in the column family (null where there is
          * none): those {@code known} holds taken from it, the others read with one iterator, a seek
          * per key group and none for key groups that a seek passed; counts the seeks in {@code
-         * sought[0]} (this creation's own, unlike {@code SOUGHT}, which concurrent creations
-         * share).
+         * sought[0]}.
          */
         private static byte[][] headsOf(
                 RocksDB db,

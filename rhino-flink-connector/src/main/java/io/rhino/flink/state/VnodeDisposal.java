@@ -93,10 +93,6 @@ final class VnodeDisposal {
         toDispose.forEach(VnodeDisposal::dispose);
     }
 
-    synchronized int retiredCount() {
-        return retired.size();
-    }
-
     private static void dispose(CheckpointableKeyedStateBackend<?> instance) {
         IOUtils.closeQuietly(instance);
         instance.dispose();

@@ -199,13 +199,4 @@ final class VnodeFileRegistry {
         }
         obsolete.clear();
     }
-
-    /** How many files the registry can resolve placeholders to. */
-    synchronized int knownFiles() {
-        return handleById.size();
-    }
-
-    synchronized int trackedSnapshots() {
-        return filesBySnapshot.size();
-    }
 }

@@ -16,12 +16,12 @@ package io.rhino.flink.state;
 
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
-import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.state.VnodeStateRegistry.Prebound;
+import java.io.Closeable;
+import java.io.File;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Arrays;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -52,46 +52,39 @@ import org.apache.flink.runtime.state.TestableKeyedStateBackend;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.internal.InternalKvState;
 import org.apache.flink.util.IOUtils;
-import org.apache.flink.util.function.ThrowingRunnable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.flink.util.function.ThrowingConsumer;
 
 /**
  * The keyed state backend of one subtask of a Rhino operator: one delegate RocksDB backend per
  * owned vnode, picked by the current key's key group.
  *
- * <p>Its parts each do one job: {@link VnodeKeyContext} maps the key to its vnode, {@link
- * VnodeStateRegistry} hands out dispatching states and timer queues, {@link VnodeSnapshotter}
- * checkpoints, and {@link VnodeExporter} exports a vnode for another subtask to {@link
- * #installVnode install}. All methods run in the task's thread except the futures returned by
- * {@link #snapshot}, as for any Flink keyed backend.
+ * <p>This class is Flink's face of it and each job behind it has its part: {@link VnodeKeyContext}
+ * maps the key to its vnode, {@link VnodeStateRegistry} hands out dispatching states and timer
+ * queues, {@link OwnedVnodes} keeps the vnodes' instances, {@link VnodeInstaller} opens new ones
+ * (on the task thread, or off it for {@link #prepareInstalls}), {@link ReplicaSeeds} keeps what a
+ * replica restore left for replication, {@link VnodeSnapshotter} checkpoints, and {@link
+ * VnodeExporter} exports a vnode for another subtask to {@link #installVnode install}. All methods
+ * run in the task's thread except the futures returned by {@link #snapshot}, and the installs
+ * {@link #prepareInstalls} runs, as for any Flink keyed backend.
  */
 public final class VnodeKeyedStateBackend<K>
         implements CheckpointableKeyedStateBackend<K>,
                 CheckpointListener,
-                TestableKeyedStateBackend<K> {
-
-    private static final Logger LOG = LoggerFactory.getLogger(VnodeKeyedStateBackend.class);
+                TestableKeyedStateBackend<K>,
+                VnodeInstallTarget {
 
     private final String operatorIdentifier;
     private final TypeSerializer<K> keySerializer;
     private final KeyGroupRange subtaskKeyGroups;
-    private final int subtaskIndex;
     private final VnodeLayout layout;
-    private final VnodeKeyContext<K> keyContext;
-    private final VnodeBackends<K> backends;
-    private final VnodeBackendFactory<K> backendFactory;
+    private final VnodeKeyDispatch<K> keys;
     private final VnodeStateRegistry<K> states;
-    private final VnodeFileRegistry files;
-    private final VnodeSnapshotter<K> snapshotter;
-    private final VnodeDisposal disposal = new VnodeDisposal();
-    private final VnodeUploadHistory uploads = new VnodeUploadHistory();
-    private final List<KeySelectionListener<K>> keySelectionListeners = new ArrayList<>();
+    private final OwnedVnodes<K> owned;
+    private final VnodeInstaller<K> installer;
+    private final VnodeCheckpoints<K> checkpoints;
+    private final ReplicaSeeds replicaSeeds = new ReplicaSeeds();
     private final TransferDirectory transferDirectory;
-    private final PendingExports pendingExports = new PendingExports();
-    private final Map<Integer, ReplicaSeed> replicaSeeds = new java.util.HashMap<>();
-    private List<String> restoredHolders = List.of();
-    private final java.io.Closeable installResources;
+    private final Closeable installResources;
 
     VnodeKeyedStateBackend(
             String operatorIdentifier,
@@ -103,30 +96,37 @@ public final class VnodeKeyedStateBackend<K>
             VnodeBackendFactory<K> backendFactory,
             VnodeFileRegistry files,
             TransferDirectory transferDirectory,
-            java.io.Closeable installResources,
+            Closeable installResources,
             boolean checkpointTimerHeads) {
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
-        this.subtaskIndex = subtaskIndex;
         this.layout = layout;
-        this.keyContext = new VnodeKeyContext<>(layout);
-        this.backends = new VnodeBackends<>(layout.numVnodes());
-        this.backendFactory = backendFactory;
-        this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
-        this.files = files;
         this.transferDirectory = transferDirectory;
         this.installResources = installResources;
-        this.snapshotter =
-                new VnodeSnapshotter<>(
+        VnodeKeyContext<K> keyContext = new VnodeKeyContext<>(layout);
+        VnodeBackends<K> backends = new VnodeBackends<>(layout.numVnodes());
+        VnodeUploadHistory uploads = new VnodeUploadHistory();
+        VnodeDisposal disposal = new VnodeDisposal();
+        this.keys = new VnodeKeyDispatch<>(operatorIdentifier, keyContext, backends);
+        this.states = new VnodeStateRegistry<>(keyContext, keySerializer, backends);
+        this.owned =
+                new OwnedVnodes<>(
+                        operatorIdentifier, layout, backends, states, files, uploads, disposal);
+        this.installer =
+                new VnodeInstaller<>(operatorIdentifier, layout, backendFactory, states, owned);
+        this.checkpoints =
+                new VnodeCheckpoints<>(
                         backends,
+                        owned,
                         files,
                         uploads,
                         disposal,
+                        layout,
                         subtaskKeyGroups,
                         subtaskIndex,
                         parallelism,
-                        layout.numKeyGroups(),
+                        keySerializer,
                         checkpointTimerHeads
                                 ? states::cachedTimerHeadsOf
                                 : vnode -> TimerQueueHeads.NONE);
@@ -134,12 +134,9 @@ public final class VnodeKeyedStateBackend<K>
 
     // ------------------------------------------------------------------ vnode lifecycle
 
-    /**
-     * Adds a vnode to this subtask, restored from the given handles (empty for a new vnode). An
-     * {@code IncrementalLocalKeyedStateHandle} is installed by hard-linking its SST files.
-     */
+    @Override
     public void installVnode(int vnode, Collection<KeyedStateHandle> restoreFrom) throws Exception {
-        install(vnode, restoreFrom, UploadedFiles.NONE, TimerQueueHeads.NONE);
+        installer.install(vnode, VnodeSource.restored(restoreFrom));
     }
 
     /**
@@ -151,59 +148,10 @@ public final class VnodeKeyedStateBackend<K>
         states.startQueuesFrom(restored);
     }
 
-    /**
-     * Adds a vnode moved here from another subtask, installed from its export (see {@link
-     * VnodeExport#localHandle}). Its next checkpoint refers to the files the export lists as
-     * uploaded by a completed checkpoint instead of uploading them again, and its timer queues
-     * start from the first timers the origin shipped in it instead of reading them.
-     */
+    @Override
     public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
             throws Exception {
-        TimerQueueHeads shipped =
-                TimerQueueHeads.takeFrom(
-                        java.nio.file.Path.of(
-                                export.getDirectoryStateHandle().getDirectory().toUri()));
-        install(vnode, List.of(export), UploadedFiles.of(export), shipped);
-    }
-
-    private void install(
-            int vnode,
-            Collection<KeyedStateHandle> restoreFrom,
-            UploadedFiles inherited,
-            TimerQueueHeads shipped)
-            throws Exception {
-        layout.checkVnode(vnode);
-        Preparing preparing = PREPARING.get();
-        if (preparing != null && preparing.backend() == this) {
-            // opened here, off the task thread; adopted later on it (see prepareInstalls)
-            long start = System.nanoTime();
-            CheckpointableKeyedStateBackend<K> instance = backendFactory.create(vnode, restoreFrom);
-            PreparedVnode prepared = new PreparedVnode(vnode, instance, inherited, shipped);
-            preparing.prepared().add(prepared);
-            long restored = System.nanoTime();
-            prepared.prebound = states.prebind(instance, shipped);
-            LOG.debug(
-                    "{} restored vnode {} in {} ms, created its states and timer queues in {} ms",
-                    operatorIdentifier,
-                    vnode,
-                    (restored - start) / 1_000_000,
-                    (System.nanoTime() - restored) / 1_000_000);
-            return;
-        }
-        requireNotOwned(vnode);
-        adopt(
-                vnode,
-                backendFactory.create(vnode, restoreFrom),
-                Prebound.none(),
-                inherited,
-                shipped);
-    }
-
-    private void requireNotOwned(int vnode) {
-        if (backends.owns(vnode)) {
-            throw new IllegalStateException(
-                    operatorIdentifier + " already owns vnode " + vnode + "; cannot install it");
-        }
+        installer.install(vnode, VnodeSource.moved(export));
     }
 
     /**
@@ -211,21 +159,15 @@ public final class VnodeKeyedStateBackend<K>
      */
     public static final class PreparedVnode {
         private final int vnode;
-        private final CheckpointableKeyedStateBackend<?> instance;
-        private final UploadedFiles inherited;
-        private final TimerQueueHeads shipped;
+        final CheckpointableKeyedStateBackend<?> instance;
+        final VnodeSource source;
         // set by the thread that opens it, read by the task thread once the open completed
-        private Prebound<?> prebound = Prebound.none();
+        Prebound<?> prebound = Prebound.none();
 
-        private PreparedVnode(
-                int vnode,
-                CheckpointableKeyedStateBackend<?> instance,
-                UploadedFiles inherited,
-                TimerQueueHeads shipped) {
+        PreparedVnode(int vnode, CheckpointableKeyedStateBackend<?> instance, VnodeSource source) {
             this.vnode = vnode;
             this.instance = instance;
-            this.inherited = inherited;
-            this.shipped = shipped;
+            this.source = source;
         }
 
         public int vnode() {
@@ -239,79 +181,22 @@ public final class VnodeKeyedStateBackend<K>
         }
     }
 
-    private record Preparing(VnodeKeyedStateBackend<?> backend, List<PreparedVnode> prepared) {}
-
-    private static final ThreadLocal<Preparing> PREPARING = new ThreadLocal<>();
-
     /**
-     * Runs {@code installs} (a state transfer's installs, which call {@link #installVnode}) so that
-     * they only open the vnodes' RocksDB instances and return them, for {@link #adoptVnode} on the
-     * task thread. Opening an instance (links, restore, RocksDB open) takes hundreds of
-     * milliseconds with large state; run here on another thread, the task keeps processing the
-     * records of its other vnodes meanwhile. Safe off the task thread: the new instances are not
-     * shared yet, and nothing of this backend changes until they are adopted.
+     * Runs {@code installs} (a state transfer's installs, say) against a target that only opens the
+     * vnodes' RocksDB instances, and returns them, for {@link #adoptVnode} on the task thread.
+     * Opening an instance (links, restore, RocksDB open) takes hundreds of milliseconds with large
+     * state; run here on another thread, the task keeps processing the records of its other vnodes
+     * meanwhile. Safe off the task thread: the new instances are not shared yet, and nothing of
+     * this backend changes until they are adopted.
      */
-    public List<PreparedVnode> prepareInstalls(ThrowingRunnable<Exception> installs)
-            throws Exception {
-        Preparing preparing = new Preparing(this, new ArrayList<>());
-        PREPARING.set(preparing);
-        try {
-            installs.run();
-        } catch (Exception e) {
-            preparing.prepared().forEach(PreparedVnode::discard);
-            throw e;
-        } finally {
-            PREPARING.remove();
-        }
-        return preparing.prepared();
+    public List<PreparedVnode> prepareInstalls(
+            ThrowingConsumer<VnodeInstallTarget, Exception> installs) throws Exception {
+        return installer.prepare(installs, transferDirectory());
     }
 
     /** Makes a prepared vnode part of this backend; on the task thread. */
-    @SuppressWarnings("unchecked")
     public void adoptVnode(PreparedVnode prepared) throws Exception {
-        layout.checkVnode(prepared.vnode());
-        if (backends.owns(prepared.vnode())) {
-            prepared.discard();
-            requireNotOwned(prepared.vnode());
-        }
-        adopt(
-                prepared.vnode(),
-                (CheckpointableKeyedStateBackend<K>) prepared.instance,
-                (Prebound<K>) prepared.prebound,
-                prepared.inherited,
-                prepared.shipped);
-    }
-
-    private void adopt(
-            int vnode,
-            CheckpointableKeyedStateBackend<K> backend,
-            Prebound<K> prebound,
-            UploadedFiles inherited,
-            TimerQueueHeads shipped)
-            throws Exception {
-        long bindStart = System.nanoTime();
-        try {
-            states.bindVnode(vnode, backend, prebound, shipped);
-        } catch (Exception e) {
-            states.unbindVnode(vnode);
-            IOUtils.closeQuietly(backend);
-            backend.dispose();
-            throw e;
-        }
-        backends.add(vnode, backend);
-        uploads.added(vnode, inherited);
-        if (!inherited.isEmpty()) {
-            files.registerInherited(inherited);
-        }
-        LOG.debug(
-                "{} installed vnode {} (bound in {} us; {} files, {} bytes, of checkpoint {} need"
-                        + " no new upload)",
-                operatorIdentifier,
-                vnode,
-                (System.nanoTime() - bindStart) / 1000,
-                inherited.files().size(),
-                inherited.bytes(),
-                inherited.checkpointId());
+        installer.adopt(prepared);
     }
 
     /**
@@ -320,25 +205,8 @@ public final class VnodeKeyedStateBackend<K>
      */
     public void removeVnode(int vnode) {
         layout.checkVnode(vnode);
-        replicaSeeds.remove(vnode);
-        uploads.removed(vnode);
-        if (!backends.owns(vnode)) {
-            throw new IllegalStateException(
-                    operatorIdentifier + " does not own vnode " + vnode + "; cannot remove it");
-        }
-        states.unbindVnode(vnode);
-        disposal.retire(backends.remove(vnode));
-        LOG.debug("{} removed vnode {}", operatorIdentifier, vnode);
-    }
-
-    /** Exports written and not installed yet; for tests. */
-    int pendingExports() {
-        return pendingExports.size();
-    }
-
-    /** Removed vnodes whose instance a running snapshot still holds; for tests. */
-    int retiredInstances() {
-        return disposal.retiredCount();
+        replicaSeeds.forget(vnode);
+        owned.remove(vnode);
     }
 
     /**
@@ -347,41 +215,17 @@ public final class VnodeKeyedStateBackend<K>
      * SST files linked, not copied) and Flink's metadata for it. The export lists the files a
      * completed checkpoint already holds, for the new owner's checkpoints to refer to.
      */
-    public VnodeExport exportVnode(int vnode, java.nio.file.Path directory) throws Exception {
+    public VnodeExport exportVnode(int vnode, Path directory) throws Exception {
         layout.checkVnode(vnode);
-        if (!backends.owns(vnode)) {
-            throw new IllegalStateException(
-                    operatorIdentifier + " does not own vnode " + vnode + "; cannot export it");
-        }
-        return pendingExports.export(
-                directory,
-                target ->
-                        VnodeExporter.export(
-                                backends.get(vnode),
-                                vnode,
-                                keyGroupRange(vnode),
-                                target,
-                                uploads.reusable(vnode),
-                                states.cachedTimerHeadsOf(vnode)));
+        return owned.export(vnode, directory);
     }
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
     public void replicateWith(VnodeReplication replication) {
         if (replication != null) {
-            if (!restoredHolders.isEmpty()) {
-                // the copies of the restored checkpoint, on holders the new chain may not include
-                replication.retire(restoredHolders, ownedVnodeSet());
-                restoredHolders = List.of();
-            }
-            replicaSeeds.forEach(
-                    (vnode, seed) -> {
-                        if (backends.owns(vnode) && backends.get(vnode) == seed.instance()) {
-                            replication.seed(
-                                    vnode, seed.instance(), seed.directory(), seed.sstFiles());
-                        }
-                    });
+            replicaSeeds.handTo(replication, owned);
         }
-        snapshotter.replicateWith(replication);
+        checkpoints.replicateWith(replication);
     }
 
     /**
@@ -389,59 +233,38 @@ public final class VnodeKeyedStateBackend<K>
      * {@code directory} of the vnode's replica directory on the holders, which replication may then
      * skip (see {@link VnodeReplication#seed}).
      */
-    public void seedReplica(int vnode, String directory, java.util.Set<String> sstFiles) {
-        if (backends.owns(vnode)) {
-            replicaSeeds.put(
-                    vnode, new ReplicaSeed(backends.get(vnode), directory, Set.copyOf(sstFiles)));
+    public void seedReplica(int vnode, String directory, Set<String> sstFiles) {
+        if (owned.owns(vnode)) {
+            replicaSeeds.seed(vnode, owned.instance(vnode), directory, sstFiles);
         }
     }
-
-    private record ReplicaSeed(Object instance, String directory, Set<String> sstFiles) {}
 
     /**
      * The replication services that held the restored checkpoint's copies, named by its manifest;
      * the first chain this backend replicates along retires those it does not include.
      */
     public void restoredFrom(List<String> holders) {
-        restoredHolders = List.copyOf(holders);
+        replicaSeeds.restoredFrom(holders);
     }
 
-    private Set<Integer> ownedVnodeSet() {
-        Set<Integer> vnodes = new java.util.TreeSet<>();
-        for (int vnode : backends.ownedVnodes()) {
-            vnodes.add(vnode);
-        }
-        return vnodes;
-    }
-
-    /**
-     * A directory on this TaskManager's local disk for vnodes in transfer, this backend's own
-     * (unique per job, operator and execution) and deleted with it.
-     */
-    public java.io.File transferDirectory() {
+    @Override
+    public File transferDirectory() {
         return transferDirectory.path().toFile();
     }
 
     /** Whether this subtask owns {@code vnode}. */
     public boolean owns(int vnode) {
-        return backends.owns(vnode);
+        return owned.owns(vnode);
     }
 
     /** Vnodes this subtask owns, ascending. */
     public int[] ownedVnodes() {
-        return backends.ownedVnodes();
+        return owned.vnodes();
     }
 
-    public VnodeLayout layout() {
-        return layout;
-    }
-
-    /** The delegate backend of an owned vnode; for metrics and tests. */
+    /** The delegate backend of an owned vnode. */
     public CheckpointableKeyedStateBackend<K> vnodeBackend(int vnode) {
-        if (!backends.owns(vnode)) {
-            throw new IllegalStateException(operatorIdentifier + " does not own vnode " + vnode);
-        }
-        return backends.get(vnode);
+        return owned.instance(vnode);
     }
 
     /**
@@ -449,54 +272,24 @@ public final class VnodeKeyedStateBackend<K>
      * them; -1 if it is not measurable.
      */
     public long stateBytes(int vnode) {
-        return LiveInstanceFiles.stateBytes(vnodeBackend(vnode));
-    }
-
-    KeyGroupRange keyGroupRange(int vnode) {
-        KeyGroupSpan span = layout.keyGroupsOf(vnode);
-        return new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup());
+        return LiveInstanceFiles.stateBytes(owned.instance(vnode));
     }
 
     // ------------------------------------------------------------------ keys
 
     @Override
     public void setCurrentKey(K newKey) {
-        keyContext.setCurrentKey(newKey);
-        selectKeyOnVnode(newKey);
+        keys.setCurrentKey(newKey);
     }
 
     @Override
     public void setCurrentKeyAndKeyGroup(K newKey, int newKeyGroupIndex) {
-        keyContext.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
-        selectKeyOnVnode(newKey);
-    }
-
-    private void selectKeyOnVnode(K key) {
-        int vnode = keyContext.currentVnode();
-        if (!backends.owns(vnode)) {
-            throw new IllegalStateException(
-                    "Key "
-                            + key
-                            + " belongs to key group "
-                            + keyContext.currentKeyGroup()
-                            + " of vnode "
-                            + vnode
-                            + ", which "
-                            + operatorIdentifier
-                            + " does not own (owned vnodes: "
-                            + Arrays.toString(backends.ownedVnodes())
-                            + "). Records must reach a Rhino operator through its Rhino keyed "
-                            + "stream.");
-        }
-        backends.get(vnode).setCurrentKeyAndKeyGroup(key, keyContext.currentKeyGroup());
-        for (KeySelectionListener<K> listener : keySelectionListeners) {
-            listener.keySelected(key);
-        }
+        keys.setCurrentKeyAndKeyGroup(newKey, newKeyGroupIndex);
     }
 
     @Override
     public K getCurrentKey() {
-        return keyContext.currentKey();
+        return keys.currentKey();
     }
 
     @Override
@@ -511,26 +304,17 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public <N> Stream<K> getKeys(String state, N namespace) {
-        return concat(vnodeBackend -> vnodeBackend.getKeys(state, namespace));
+        return keys.acrossVnodes(vnodeBackend -> vnodeBackend.getKeys(state, namespace));
     }
 
     @Override
     public <N> Stream<K> getKeys(List<String> states, N namespace) {
-        return concat(vnodeBackend -> vnodeBackend.getKeys(states, namespace));
+        return keys.acrossVnodes(vnodeBackend -> vnodeBackend.getKeys(states, namespace));
     }
 
     @Override
     public <N> Stream<Tuple2<K, N>> getKeysAndNamespaces(String state) {
-        return concat(vnodeBackend -> vnodeBackend.getKeysAndNamespaces(state));
-    }
-
-    private <T> Stream<T> concat(
-            java.util.function.Function<CheckpointableKeyedStateBackend<K>, Stream<T>> perVnode) {
-        Stream<T> all = Stream.empty();
-        for (int vnode : backends.ownedVnodes()) {
-            all = Stream.concat(all, perVnode.apply(backends.get(vnode)));
-        }
-        return all;
+        return keys.acrossVnodes(vnodeBackend -> vnodeBackend.getKeysAndNamespaces(state));
     }
 
     @Override
@@ -541,11 +325,11 @@ public final class VnodeKeyedStateBackend<K>
             KeyedStateFunction<K, S> function)
             throws Exception {
         S state = getPartitionedState(namespace, namespaceSerializer, stateDescriptor);
-        List<K> keys;
+        List<K> allKeys;
         try (Stream<K> keyStream = getKeys(stateDescriptor.getName(), namespace)) {
-            keys = keyStream.toList();
+            allKeys = keyStream.toList();
         }
-        for (K key : keys) {
+        for (K key : allKeys) {
             setCurrentKey(key);
             function.process(key, state);
         }
@@ -617,26 +401,18 @@ public final class VnodeKeyedStateBackend<K>
 
     @Override
     public void registerKeySelectionListener(KeySelectionListener<K> listener) {
-        keySelectionListeners.add(listener);
+        keys.addListener(listener);
     }
 
     @Override
     public boolean deregisterKeySelectionListener(KeySelectionListener<K> listener) {
-        return keySelectionListeners.remove(listener);
+        return keys.removeListener(listener);
     }
 
     /** The state entries of every owned vnode, summed. */
     @Override
     public int numKeyValueStateEntries() {
-        int entries = 0;
-        for (int vnode : backends.ownedVnodes()) {
-            if (!(backends.get(vnode) instanceof TestableKeyedStateBackend<?> testable)) {
-                throw new UnsupportedOperationException(
-                        "The backend of vnode " + vnode + " cannot count its state entries.");
-            }
-            entries += testable.numKeyValueStateEntries();
-        }
-        return entries;
+        return owned.numKeyValueStateEntries();
     }
 
     /**
@@ -645,18 +421,8 @@ public final class VnodeKeyedStateBackend<K>
      */
     @Override
     public KeyedStateBackend<K> getDelegatedKeyedStateBackend(boolean recursive) {
-        int[] owned = backends.ownedVnodes();
-        int vnode = keyContext.currentVnode();
-        if (vnode < 0 || !backends.owns(vnode)) {
-            if (owned.length == 0) {
-                return this;
-            }
-            vnode = owned[0];
-        }
-        CheckpointableKeyedStateBackend<K> delegate = backends.get(vnode);
-        return recursive && delegate instanceof TestableKeyedStateBackend<K> testable
-                ? testable.getDelegatedKeyedStateBackend(true)
-                : delegate;
+        KeyedStateBackend<K> delegate = keys.delegate(recursive);
+        return delegate == null ? this : delegate;
     }
 
     @Override
@@ -674,36 +440,23 @@ public final class VnodeKeyedStateBackend<K>
             @Nonnull CheckpointStreamFactory streamFactory,
             @Nonnull CheckpointOptions checkpointOptions)
             throws Exception {
-        return snapshotter.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
+        return checkpoints.snapshot(checkpointId, timestamp, streamFactory, checkpointOptions);
     }
 
     @Nonnull
     @Override
     public SavepointResources<K> savepoint() throws Exception {
-        return CanonicalSavepoints.prepare(
-                backends, disposal, layout, subtaskKeyGroups, subtaskIndex, keySerializer);
+        return checkpoints.savepoint();
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
-        for (int vnode : backends.ownedVnodes()) {
-            if (backends.get(vnode) instanceof CheckpointListener listener) {
-                listener.notifyCheckpointComplete(checkpointId);
-            }
-        }
-        files.checkpointCompleted(checkpointId);
-        uploads.completed(checkpointId);
-        snapshotter.checkpointCompleted(checkpointId);
+        checkpoints.completed(checkpointId);
     }
 
     @Override
     public void notifyCheckpointAborted(long checkpointId) throws Exception {
-        for (int vnode : backends.ownedVnodes()) {
-            if (backends.get(vnode) instanceof CheckpointListener listener) {
-                listener.notifyCheckpointAborted(checkpointId);
-            }
-        }
-        uploads.aborted(checkpointId);
+        checkpoints.aborted(checkpointId);
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -711,12 +464,7 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public void dispose() {
         IOUtils.closeQuietly(installResources);
-        pendingExports.deleteUninstalled();
-        for (int vnode : backends.ownedVnodes()) {
-            states.unbindVnode(vnode);
-            backends.remove(vnode).dispose();
-        }
-        disposal.disposeRetired();
+        owned.disposeAll();
         // whatever scratch of transfers is left: none of them can complete any more
         transferDirectory.delete();
     }
@@ -724,25 +472,11 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public void close() throws IOException {
         IOUtils.closeQuietly(installResources);
-        IOException first = null;
-        for (int vnode : backends.ownedVnodes()) {
-            try {
-                backends.get(vnode).close();
-            } catch (IOException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        owned.closeAll();
     }
 
     @Override
     public String toString() {
-        return "VnodeKeyedStateBackend{"
-                + operatorIdentifier
-                + ", vnodes="
-                + Arrays.toString(backends.ownedVnodes())
-                + "}";
+        return "VnodeKeyedStateBackend{" + operatorIdentifier + ", vnodes=" + owned + "}";
     }
 }

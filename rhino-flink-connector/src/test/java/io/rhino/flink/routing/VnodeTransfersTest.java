@@ -22,6 +22,7 @@ import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.state.VnodeBackendHarness;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.flink.state.VnodeKeyedStateBackend.PreparedVnode;
 import io.rhino.handover.ShippedVnode;
@@ -301,8 +302,7 @@ class VnodeTransfersTest {
             }
 
             @Override
-            public Leftovers install(
-                    VnodeKeyedStateBackend<?> backend, int vnode, Serializable payload)
+            public Leftovers install(VnodeInstallTarget backend, int vnode, Serializable payload)
                     throws Exception {
                 beforeInstall.before(vnode);
                 return afterInstall.after(vnode, local.install(backend, vnode, payload));

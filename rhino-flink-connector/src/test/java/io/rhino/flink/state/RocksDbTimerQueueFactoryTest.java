@@ -73,10 +73,15 @@ class RocksDbTimerQueueFactoryTest {
     }
 
     @Test
-    void findsFlinks221TimerQueueInternals() {
-        assertThat(RocksDbTimerQueueFactory.readsHeadsWithOneIterator())
-                .as("with Flink 2.2.1 the heads are read with one iterator")
-                .isTrue();
+    void findsFlinks221TimerQueueInternals() throws Exception {
+        harness = new VnodeBackendHarness(SPEC, checkpoints);
+        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
+        try (TimerHeadReads reads = TimerHeadReads.count()) {
+            backend.create("timers", TIMERS);
+            assertThat(reads.queues())
+                    .as("with Flink 2.2.1 the heads are read with one iterator")
+                    .isPositive();
+        }
     }
 
     @ParameterizedTest(name = "timer cache size {0}")
@@ -152,9 +157,11 @@ class RocksDbTimerQueueFactoryTest {
         Path headsFile = export.dbDirectory().resolve(TimerQueueHeads.FILE_NAME);
         assertThat(headsFile).exists();
         int unknown = ship(shipping, export.dbDirectory());
-        long soughtBefore = RocksDbTimerQueueFactory.keyGroupsSought();
-        target.installMovedVnode(VNODE, export.handle());
-        long sought = RocksDbTimerQueueFactory.keyGroupsSought() - soughtBefore;
+        long sought;
+        try (TimerHeadReads reads = TimerHeadReads.count()) {
+            target.installMovedVnode(VNODE, export.handle());
+            sought = reads.keyGroupsSought();
+        }
         origin.removeVnode(VNODE);
         export.delete();
         assertThat(headsFile).as("taken out before the restore").doesNotExist();
@@ -349,10 +356,12 @@ class RocksDbTimerQueueFactoryTest {
                         : harness.savepoint(running, 2, exports.resolve("savepoint"), false);
 
         VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(snapshotHandle));
-        long soughtBefore = RocksDbTimerQueueFactory.keyGroupsSought();
-        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> fromHeads =
-                restored.create("timers", TIMERS);
-        long sought = RocksDbTimerQueueFactory.keyGroupsSought() - soughtBefore;
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<Long, VoidNamespace>> fromHeads;
+        long sought;
+        try (TimerHeadReads reads = TimerHeadReads.count()) {
+            fromHeads = restored.create("timers", TIMERS);
+            sought = reads.keyGroupsSought();
+        }
         if (headsStored) {
             assertThat(sought).as("first timers read from RocksDB after the restore").isZero();
         } else {

@@ -97,7 +97,10 @@ class VnodeFileRegistryTest {
                 resolve(registry, 3, HandleAndLocalPath.of(placeholder(b), "2.sst"));
         registry.registerSnapshot(3, List.of(third));
         registry.checkpointCompleted(3);
-        assertThat(registry.knownFiles()).as("a.sst, only used by subsumed checkpoints").isOne();
+        // of the two files, only b.sst is still known: a.sst is only used by subsumed checkpoints
+        assertThat(resolve(registry, 4, HandleAndLocalPath.of(placeholder(b), "2.sst")))
+                .as("b.sst, used by the retained checkpoint 3")
+                .isNotNull();
         assertThat(List.of(a, b))
                 .as("Flink deletes vnode files, not the backend")
                 .allMatch(this::exists);
@@ -129,9 +132,15 @@ class VnodeFileRegistryTest {
         KeyedStateHandle seventh = resolve(registry, 7);
         registry.registerSnapshot(7, List.of(seventh));
         registry.checkpointCompleted(7);
-        assertThat(registry.knownFiles())
-                .as("no retained checkpoint uses the restored file")
-                .isZero();
+        assertThatThrownBy(
+                        () ->
+                                resolve(
+                                        registry,
+                                        8,
+                                        HandleAndLocalPath.of(placeholder(restored), "9.sst")))
+                .as("no retained checkpoint uses the restored file, the only one registered")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("9.sst");
         assertThat(exists(restored)).isTrue();
 
         assertThatThrownBy(

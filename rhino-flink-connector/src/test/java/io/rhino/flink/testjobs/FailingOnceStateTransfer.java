@@ -17,6 +17,7 @@ package io.rhino.flink.testjobs;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.Serializable;
 import java.util.Map;
@@ -101,7 +102,7 @@ public final class FailingOnceStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeInstallTarget target, int vnode, Serializable payload)
             throws Exception {
         Leftovers leftovers = delegate.install(target, vnode, payload);
         INSTALLS_SINCE_ARMED.get(runId).incrementAndGet();

@@ -17,6 +17,7 @@ package io.rhino.benchmarks.handover;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.io.Serializable;
 import java.util.Map;
@@ -68,7 +69,7 @@ public final class MeasuredStateTransfer implements StateTransfer {
     }
 
     @Override
-    public Leftovers install(VnodeKeyedStateBackend<?> target, int vnode, Serializable payload)
+    public Leftovers install(VnodeInstallTarget target, int vnode, Serializable payload)
             throws Exception {
         return delegate.install(target, vnode, payload);
     }

@@ -28,20 +28,13 @@ import io.rhino.flink.testjobs.TestPipelines.Mode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.jobgraph.JobVertex;
-import org.apache.flink.runtime.jobmaster.JobResult;
-import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
@@ -49,7 +42,6 @@ import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
@@ -209,58 +201,6 @@ class UnsupportedJobShapesITCase {
                 Multisets.assertSameMultiset("async vs synchronous state", counts, lines);
             }
         }
-    }
-
-    @Test
-    void routerParallelismOverriddenAfterBuild(@InjectMiniCluster MiniCluster cluster)
-            throws Exception {
-        // the source and its chained router were built with parallelism 1
-        Throwable failure = runWithParallelismOverride(cluster, "(Rhino router)", 2);
-        assertThat(ExceptionUtils.stringifyException(failure))
-                .contains("Rhino keyed stream '" + NAME + "'")
-                .contains("router runs with parallelism 2")
-                .contains("built with 1")
-                .contains("pipeline.jobvertex-parallelism-overrides")
-                .contains("scheduler-mode: reactive");
-    }
-
-    @Test
-    void gateParallelismOverriddenAfterBuild(@InjectMiniCluster MiniCluster cluster)
-            throws Exception {
-        Throwable failure = runWithParallelismOverride(cluster, "(Rhino gate)", 3);
-        assertThat(ExceptionUtils.stringifyException(failure))
-                .contains("Rhino keyed stream '" + NAME + "'")
-                .contains("keyed operator runs with parallelism 3")
-                .contains("built with 2")
-                .contains("pipeline.jobvertex-parallelism-overrides");
-    }
-
-    /** Runs a small Rhino job with the vertex named {@code vertexSuffix} at another parallelism. */
-    private static Throwable runWithParallelismOverride(
-            MiniCluster cluster, String vertexSuffix, int parallelism) throws Exception {
-        StreamExecutionEnvironment env = environment();
-        keyed(env).process(new ShapeFunctions.CountPerKey()).sinkTo(new DiscardingSink<>());
-        JobGraph job = env.getStreamGraph().getJobGraph();
-        JobVertex vertex = vertexContaining(job, vertexSuffix);
-        job.getJobConfiguration()
-                .set(
-                        PipelineOptions.PARALLELISM_OVERRIDES,
-                        Map.of(vertex.getID().toHexString(), String.valueOf(parallelism)));
-        JobID jobId = cluster.submitJob(job).get().getJobID();
-        JobResult result = cluster.requestJobResult(jobId).get();
-        assertThat(result.getSerializedThrowable()).as("the job's failure").isPresent();
-        return result.getSerializedThrowable()
-                .get()
-                .deserializeError(UnsupportedJobShapesITCase.class.getClassLoader());
-    }
-
-    private static JobVertex vertexContaining(JobGraph job, String operatorSuffix) {
-        for (JobVertex vertex : job.getVertices()) {
-            if (vertex.getName().contains(NAME + " " + operatorSuffix)) {
-                return vertex;
-            }
-        }
-        throw new AssertionError("no vertex with '" + operatorSuffix + "' in " + job);
     }
 
     private static StreamExecutionEnvironment environment() {

@@ -118,6 +118,23 @@ public final class RoutingTable implements Serializable {
         return new RoutingTable(0, layout, parallelism, owners);
     }
 
+    /**
+     * The table a restore at {@code newParallelism} routes by, at the next epoch: vnodes go to
+     * subtasks as {@link RescaleAssignment} says, every subtask of the new parallelism active. At
+     * an unchanged parallelism this table itself, whose owners the restored vnode state follows.
+     */
+    public RoutingTable rescaledTo(int newParallelism) {
+        if (newParallelism == parallelism) {
+            return this;
+        }
+        checkParallelism(newParallelism, layout);
+        return new RoutingTable(
+                Math.addExact(epoch, 1),
+                layout,
+                newParallelism,
+                RescaleAssignment.owners(layout, newParallelism));
+    }
+
     /** Returns the table's epoch; starts at 0 and grows by one per applied handover. */
     public long epoch() {
         return epoch;

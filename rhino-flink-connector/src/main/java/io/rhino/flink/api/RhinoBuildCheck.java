@@ -23,10 +23,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.flink.api.dag.Transformation;
-import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.configuration.SchedulerExecutionMode;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -56,17 +54,6 @@ final class RhinoBuildCheck {
                             + " Set '"
                             + PipelineOptions.OPERATOR_CHAINING.key()
                             + ": true' and do not call disableOperatorChaining().");
-        }
-        if (config.get(JobManagerOptions.SCHEDULER_MODE) == SchedulerExecutionMode.REACTIVE) {
-            throw new UnsupportedJobShapeException(
-                    "Rhino keyed stream '"
-                            + name
-                            + "' cannot run in reactive mode, which sets every parallelism to"
-                            + " what the cluster offers: Rhino fixes the parallelism of its"
-                            + " router and keyed operator when the job is built. Remove '"
-                            + JobManagerOptions.SCHEDULER_MODE.key()
-                            + ": reactive'; deploy the parallelism you may need and move vnodes"
-                            + " to standby subtasks instead.");
         }
         requireUniqueIdentity(input, options);
     }

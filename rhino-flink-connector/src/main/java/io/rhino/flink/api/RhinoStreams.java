@@ -23,6 +23,7 @@ import io.rhino.flink.routing.RhinoElementTypeInfo;
 import io.rhino.flink.routing.RhinoGateOperatorFactory;
 import io.rhino.flink.routing.RhinoRouterOperatorFactory;
 import io.rhino.flink.spec.RhinoOperatorSpec;
+import java.util.Optional;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
@@ -71,20 +72,19 @@ public final class RhinoStreams {
         int parallelism =
                 options.parallelism().orElse(stream.getExecutionEnvironment().getParallelism());
         int keyGroups = options.keyGroups().orElse(config.get(RhinoOptions.KEY_GROUPS));
+        Optional<Integer> chosenVnodes =
+                options.vnodes().or(() -> config.getOptional(RhinoOptions.VNODES));
         int vnodes =
-                options.vnodes()
-                        .or(() -> config.getOptional(RhinoOptions.VNODES))
-                        .orElse(
-                                Math.min(
-                                        keyGroups,
-                                        RhinoOptions.DEFAULT_VNODES_PER_SUBTASK * parallelism));
+                chosenVnodes.orElse(
+                        Math.min(keyGroups, RhinoOptions.DEFAULT_VNODES_PER_SUBTASK * parallelism));
         RhinoOperatorSpec spec =
                 new RhinoOperatorSpec(
                         options.name(),
                         keyGroups,
                         vnodes,
                         parallelism,
-                        options.activeParallelism().orElse(parallelism));
+                        options.activeParallelism().orElse(parallelism),
+                        chosenVnodes.isPresent());
 
         TypeInformation<T> type = stream.getType();
         int routerParallelism = stream.getParallelism();

@@ -46,7 +46,10 @@ public final class RhinoOptions {
                                     + "instance, and the instances of a slot share its managed "
                                     + "memory. Defaults to "
                                     + DEFAULT_VNODES_PER_SUBTASK
-                                    + " per deployed subtask (at most the number of key groups). "
+                                    + " per deployed subtask (at most the number of key groups) "
+                                    + "at a fresh start; unset, a restore keeps the count of "
+                                    + "the restored state at any parallelism, and a value set "
+                                    + "must equal it. "
                                     + "More vnodes allow finer moves but cost throughput and "
                                     + "checkpoint time: each instance flushes its memtables and "
                                     + "takes a RocksDB checkpoint while the task waits in every "

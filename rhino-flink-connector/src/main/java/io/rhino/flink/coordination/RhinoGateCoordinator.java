@@ -73,7 +73,14 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
     @Override
     public void start() {
-        hub = RhinoOperatorHub.of(context, spec, routerParallelism);
+        // the operator as it runs: at the gates' parallelism, over the restored table's vnodes
+        RhinoOperatorSpec running =
+                refusedRestore != null
+                        ? spec
+                        : spec.running(
+                                context.currentParallelism(),
+                                restoredTable == null ? null : restoredTable.layout());
+        hub = RhinoOperatorHub.of(context, running, routerParallelism);
         manager =
                 hub.manager(
                         context,
@@ -178,12 +185,14 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
 
     @Override
     public void resetToCheckpoint(long checkpointId, byte[] checkpointData) throws Exception {
-        RoutingTable table =
+        RoutingTable restored =
                 checkpointData == null || checkpointData.length == 0
-                        ? spec.initialRoutingTable()
-                        : InstantiationUtil.deserializeObject(
+                        ? null
+                        : InstantiationUtil.<RoutingTable>deserializeObject(
                                 checkpointData, context.getUserCodeClassloader());
-        Optional<String> refusal = spec.refusalToRestore(table);
+        int gates = context.currentParallelism();
+        Optional<String> refusal =
+                spec.refusalToRun(gates, restored == null ? null : restored.layout());
         if (refusal.isPresent()) {
             // Throwing here would fail the JobMaster's start; the job fails instead, as the
             // routers' tasks would (they refuse the same table).
@@ -194,6 +203,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             return;
         }
         refusedRestore = null;
+        RoutingTable table = spec.routingTableAt(gates, restored);
         if (hub != null) {
             hub.checkpointsReset();
             hub.failoverDone();

@@ -65,19 +65,49 @@ final class RhinoOperatorHub {
         this.chains = new ReplicaChains(spec.name(), spec.numVnodes(), link, readModel);
     }
 
+    /**
+     * The router coordinator, when it is created, records how many routers run: its vertex's
+     * parallelism, which a restore or the adaptive scheduler may have changed from the built one.
+     * Flink creates every coordinator of a job before it starts any.
+     */
+    static void routersRunAt(OperatorCoordinator.Context routerContext, String operatorName) {
+        routerContext
+                .getCoordinatorStore()
+                .compute(
+                        routersKey(operatorName), (key, old) -> routerContext.currentParallelism());
+    }
+
+    /**
+     * The hub of the operator as it runs ({@code running}: the gates' parallelism and the restored
+     * vnodes), created by the gate coordinator's first start; the routers run at the parallelism
+     * their coordinator recorded, else at {@code builtRouters}.
+     */
     static RhinoOperatorHub of(
-            OperatorCoordinator.Context context, RhinoOperatorSpec spec, int routerParallelism) {
+            OperatorCoordinator.Context gateContext, RhinoOperatorSpec running, int builtRouters) {
+        CoordinatorStore store = gateContext.getCoordinatorStore();
+        Object recorded = store.get(routersKey(running.name()));
+        int routers = recorded instanceof Integer count ? count : builtRouters;
         return (RhinoOperatorHub)
-                context.getCoordinatorStore()
-                        .compute(
-                                "rhino-operator:" + spec.name(),
-                                (key, existing) ->
-                                        existing != null
-                                                ? existing
-                                                : new RhinoOperatorHub(
-                                                        context.getJobID(),
-                                                        spec,
-                                                        routerParallelism));
+                store.compute(
+                        hubKey(running.name()),
+                        (key, existing) ->
+                                existing != null
+                                        ? existing
+                                        : new RhinoOperatorHub(
+                                                gateContext.getJobID(), running, routers));
+    }
+
+    /** The hub, once the gate coordinator started; null before. */
+    static RhinoOperatorHub find(OperatorCoordinator.Context context, String operatorName) {
+        return (RhinoOperatorHub) context.getCoordinatorStore().get(hubKey(operatorName));
+    }
+
+    private static String hubKey(String operatorName) {
+        return "rhino-operator:" + operatorName;
+    }
+
+    private static String routersKey(String operatorName) {
+        return "rhino-routers:" + operatorName;
     }
 
     JobID flinkJobId() {

@@ -33,16 +33,27 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     private final Context context;
     private final RhinoOperatorSpec spec;
-    private RhinoOperatorHub hub;
+    private RhinoOperatorHub knownHub;
 
     private RhinoRouterCoordinator(Context context, RhinoOperatorSpec spec) {
         this.context = context;
         this.spec = spec;
+        RhinoOperatorHub.routersRunAt(context, spec.name());
     }
 
+    /**
+     * Nothing to start: the gate coordinator creates the operator's hub when it starts, knowing the
+     * gates' parallelism and the restored vnodes; subtasks report only once every coordinator ran.
+     */
     @Override
-    public void start() {
-        hub = RhinoOperatorHub.of(context, spec, context.currentParallelism());
+    public void start() {}
+
+    /** The operator's hub; null only before the gate coordinator started. */
+    private RhinoOperatorHub hub() {
+        if (knownHub == null) {
+            knownHub = RhinoOperatorHub.find(context, spec.name());
+        }
+        return knownHub;
     }
 
     @Override
@@ -51,14 +62,14 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
     @Override
     public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
         if (event instanceof RouterAckEvent ack) {
-            hub.existingManager()
+            hub().existingManager()
                     .ifPresent(manager -> manager.onRouterAck(ack.handoverId(), subtask));
         } else if (event instanceof RouterStartedEvent started) {
-            hub.routerStarted(subtask, attemptNumber, started.table());
+            hub().routerStarted(subtask, attemptNumber, started.table());
         } else if (event instanceof RouterLoadEvent load) {
-            hub.routerLoad(subtask, load.recordsByVnode(), load.periodMillis());
+            hub().routerLoad(subtask, load.recordsByVnode(), load.periodMillis());
         } else if (event instanceof RouterFinishingEvent) {
-            hub.routerFinishing(subtask);
+            hub().routerFinishing(subtask);
         } else {
             throw new IllegalArgumentException("Unexpected event from a Rhino router: " + event);
         }
@@ -68,7 +79,7 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
     public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {
         // Completing closes the routers' gateways until they took the checkpoint: wait, like the
         // gate coordinator, until no handover needs to command them (see CheckpointAdmission).
-        hub.beforeCheckpoint(checkpointId, () -> result.complete(new byte[0]));
+        hub().beforeCheckpoint(checkpointId, () -> result.complete(new byte[0]));
     }
 
     @Override
@@ -76,6 +87,7 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     @Override
     public void resetToCheckpoint(long checkpointId, byte[] checkpointData) {
+        RhinoOperatorHub hub = hub();
         if (hub != null) {
             hub.allGone("the job restores checkpoint " + checkpointId);
         }
@@ -83,14 +95,15 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     @Override
     public void subtaskReset(int subtask, long checkpointId) {
-        hub.routerGone(
-                subtask,
-                -1,
-                "router subtask " + subtask + " restarts from checkpoint " + checkpointId);
+        hub().routerGone(
+                        subtask,
+                        -1,
+                        "router subtask " + subtask + " restarts from checkpoint " + checkpointId);
     }
 
     @Override
     public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
+        RhinoOperatorHub hub = hub();
         if (hub != null) {
             hub.routerGone(subtask, attemptNumber, hub.attemptEnded("router", subtask, reason));
         }
@@ -98,7 +111,7 @@ public final class RhinoRouterCoordinator implements OperatorCoordinator {
 
     @Override
     public void executionAttemptReady(int subtask, int attemptNumber, SubtaskGateway gateway) {
-        hub.routerReady(subtask, gateway);
+        hub().routerReady(subtask, gateway);
     }
 
     /** Creates the coordinator. */

@@ -66,7 +66,6 @@ final class GateChainCheck {
     static void check(
             RhinoOperatorSpec spec, StreamConfig gate, ClassLoader classLoader, int parallelism) {
         String name = spec.name();
-        BuiltParallelism.check(name, "keyed operator", parallelism, spec.parallelism());
         List<StreamEdge> chainedOutputs = gate.getChainedOutputs(classLoader);
         int outputs = chainedOutputs.size() + gate.getOperatorNonChainedOutputs(classLoader).size();
         if (outputs > 1) {

@@ -69,7 +69,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private static final long serialVersionUID = 1L;
 
     private final RhinoOperatorSpec spec;
-    private final VnodeLayout layout;
+    private transient VnodeLayout layout; // the backend's: the restored vnodes
     private final KeySelector<T, ?> keySelector;
     private final StateTransfer stateTransfer;
     private final OperatorEventGateway coordinator;
@@ -102,7 +102,6 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
             RhinoRuntimeSettings.Replication replication) {
         super(parameters);
         this.spec = spec;
-        this.layout = spec.layout();
         this.keySelector = keySelector;
         this.stateTransfer = stateTransfer;
         this.coordinator = coordinator;
@@ -158,6 +157,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         getContainingTask().getEnvironment().getMetricGroup().getIOMetricGroup());
         // Flink initialises a chain from its tail: the keyed operator's backend exists by now
         GateChainCheck.requireVnodeBackend(spec, RhinoTaskRegistry.backendOf(task).isPresent());
+        layout = backend().layout();
         TypeSerializer<?> input =
                 getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
         TypeSerializer<T> valueSerializer = ((RhinoElementSerializer<T>) input).valueSerializer();
@@ -300,7 +300,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     private int vnodeOf(T value) throws Exception {
         return layout.vnodeOfKeyGroup(
                 KeyGroupRangeAssignment.assignToKeyGroup(
-                        keySelector.getKey(value), spec.numKeyGroups()));
+                        keySelector.getKey(value), layout.numKeyGroups()));
     }
 
     private int subtask() {

@@ -22,10 +22,8 @@ import io.rhino.flink.events.RouterCommandEvent;
 import io.rhino.flink.events.RouterFinishingEvent;
 import io.rhino.flink.events.RouterStartedEvent;
 import io.rhino.flink.spec.RhinoOperatorSpec;
-import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
@@ -63,6 +61,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
 
     private final RhinoOperatorSpec spec;
     private final KeySelector<T, K> keySelector;
+    private final int gateParallelism;
     private final OperatorEventGateway coordinator;
     private final Duration loadReportInterval;
     private transient ListState<byte[]> tableState;
@@ -73,11 +72,13 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
             StreamOperatorParameters<RhinoElement<T>> parameters,
             RhinoOperatorSpec spec,
             KeySelector<T, K> keySelector,
+            int gateParallelism,
             OperatorEventGateway coordinator,
             Duration loadReportInterval) {
         super(parameters);
         this.spec = spec;
         this.keySelector = keySelector;
+        this.gateParallelism = gateParallelism;
         this.coordinator = coordinator;
         this.loadReportInterval = loadReportInterval;
     }
@@ -100,17 +101,10 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
             }
         }
         // A restored table wins even at epoch 0: the restored vnode state follows it, whatever
-        // the initial table of this build (e.g. another active parallelism) says.
-        table = restored == null ? spec.initialRoutingTable() : fitting(restored);
+        // the initial table of this build (e.g. another active parallelism) says. At another
+        // parallelism the gates' backends redistribute the vnodes as the rescaled table does.
+        table = spec.routingTableAt(gateParallelism, restored);
         getMetricGroup().gauge("rhinoRoutingEpoch", () -> table.epoch());
-    }
-
-    private RoutingTable fitting(RoutingTable restored) {
-        Optional<String> refusal = spec.refusalToRestore(restored);
-        if (refusal.isPresent()) {
-            throw UnsupportedJobShapeException.atTaskStart(refusal.get());
-        }
-        return restored;
     }
 
     @Override
@@ -120,7 +114,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         // newer one that no restored subtask knows.
         coordinator.sendEventToCoordinator(new RouterStartedEvent(table));
         ProcessingTimeService time = getProcessingTimeService();
-        routed = new VnodeRecordCounts(spec.numVnodes(), time.getCurrentProcessingTime());
+        routed = new VnodeRecordCounts(table.layout().numVnodes(), time.getCurrentProcessingTime());
         long interval = loadReportInterval.toMillis();
         time.scheduleWithFixedDelay(
                 now -> coordinator.sendEventToCoordinator(routed.report(now)), interval, interval);
@@ -136,7 +130,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     public void processElement(StreamRecord<T> element) throws Exception {
         int keyGroup =
                 KeyGroupRangeAssignment.assignToKeyGroup(
-                        keySelector.getKey(element.getValue()), spec.numKeyGroups());
+                        keySelector.getKey(element.getValue()), table.layout().numKeyGroups());
         int vnode = table.layout().vnodeOfKeyGroup(keyGroup);
         routed.count(vnode);
         output.collect(
@@ -155,7 +149,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     public void finish() throws Exception {
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         int routers = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-        for (int channel = 0; channel < spec.parallelism(); channel++) {
+        for (int channel = 0; channel < table.parallelism(); channel++) {
             output.collect(new StreamRecord<>(RhinoElement.routerEnded(channel, subtask, routers)));
         }
         coordinator.sendEventToCoordinator(new RouterFinishingEvent());
@@ -180,7 +174,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         HandoverMarker marker =
                 new HandoverMarker(
                         command.handoverId(), command.newEpoch(), subtask, command.plan());
-        for (int channel = 0; channel < spec.parallelism(); channel++) {
+        for (int channel = 0; channel < table.parallelism(); channel++) {
             output.collect(new StreamRecord<>(RhinoElement.marker(channel, marker, routers)));
         }
         sendMarkersNow();

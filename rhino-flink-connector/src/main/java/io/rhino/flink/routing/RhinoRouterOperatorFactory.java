@@ -64,20 +64,17 @@ public final class RhinoRouterOperatorFactory<T, K>
             StreamOperatorParameters<RhinoElement<T>> parameters) {
         OperatorID operatorId = parameters.getStreamConfig().getOperatorID();
         OperatorEventDispatcher dispatcher = parameters.getOperatorEventDispatcher();
-        BuiltParallelism.check(
-                spec.name(),
-                "router",
-                parameters
-                        .getContainingTask()
-                        .getEnvironment()
-                        .getTaskInfo()
-                        .getNumberOfParallelSubtasks(),
-                parallelism);
+        int gateParallelism =
+                GateParallelism.of(
+                        parameters.getStreamConfig(),
+                        parameters.getContainingTask().getConfiguration(),
+                        parameters.getContainingTask().getEnvironment());
         RhinoRouterOperator<T, K> router =
                 new RhinoRouterOperator<>(
                         parameters,
                         spec,
                         keySelector,
+                        gateParallelism,
                         dispatcher.getOperatorEventGateway(operatorId),
                         loadReportInterval);
         dispatcher.registerEventHandler(operatorId, router);

@@ -27,12 +27,26 @@ import java.util.Optional;
  * @param name the operator's name, for messages and metrics
  * @param numKeyGroups the key groups (the keyed operator's max parallelism)
  * @param numVnodes the vnodes the key groups are split into
- * @param parallelism the deployed parallelism, the most subtasks vnodes can be spread over
- * @param activeParallelism the subtasks that own vnodes at start; the others are standby
+ * @param parallelism the parallelism the job was built with or, in {@link #running}'s result, the
+ *     one Flink runs the operator at: the most subtasks vnodes can be spread over
+ * @param activeParallelism the subtasks that own vnodes at a fresh start; the others are standby
+ * @param vnodesChosen whether the job chose the vnode count ({@code rhino.vnodes}); if not, a
+ *     restore keeps the count of the restored state, whatever the parallelism
  */
 public record RhinoOperatorSpec(
-        String name, int numKeyGroups, int numVnodes, int parallelism, int activeParallelism)
+        String name,
+        int numKeyGroups,
+        int numVnodes,
+        int parallelism,
+        int activeParallelism,
+        boolean vnodesChosen)
         implements Serializable {
+
+    /** A spec whose vnode count the job chose. */
+    public RhinoOperatorSpec(
+            String name, int numKeyGroups, int numVnodes, int parallelism, int activeParallelism) {
+        this(name, numKeyGroups, numVnodes, parallelism, activeParallelism, true);
+    }
 
     public RhinoOperatorSpec {
         if (name == null || name.isBlank()) {
@@ -78,28 +92,95 @@ public record RhinoOperatorSpec(
     }
 
     /**
-     * Why a routing table restored from a checkpoint or savepoint cannot run in this operator (its
-     * key groups, vnodes or parallelism differ, which existing state cannot), naming the values to
-     * build the job with; empty if it fits.
+     * The operator as it runs at {@code runningParallelism}, which the scheduler may have chosen (a
+     * restore at another parallelism, the adaptive scheduler, parallelism overrides), over the
+     * vnodes of {@code restored} state (null at a fresh start).
+     *
+     * @throws UnsupportedJobShapeException (in Flink's {@code SuppressRestartsException}) if the
+     *     restored state has other key groups, or another vnode count than the job chose
      */
-    public Optional<String> refusalToRestore(RoutingTable restored) {
-        if (restored.layout().equals(layout()) && restored.parallelism() == parallelism) {
+    public RhinoOperatorSpec running(int runningParallelism, VnodeLayout restored) {
+        refusalToRun(runningParallelism, restored)
+                .ifPresent(
+                        refusal -> {
+                            throw UnsupportedJobShapeException.atTaskStart(refusal);
+                        });
+        int vnodes = restored == null ? numVnodes : restored.numVnodes();
+        // built with every subtask active: every running subtask is; else the standbys stay
+        int active =
+                activeParallelism == parallelism
+                        ? runningParallelism
+                        : Math.min(activeParallelism, runningParallelism);
+        active = Math.min(active, vnodes);
+        return new RhinoOperatorSpec(
+                name, numKeyGroups, vnodes, runningParallelism, active, vnodesChosen);
+    }
+
+    /**
+     * Why this operator cannot run at {@code runningParallelism} over the vnodes of {@code
+     * restored} state (null at a fresh start), naming the values to build the job with; empty if it
+     * can.
+     */
+    public Optional<String> refusalToRun(int runningParallelism, VnodeLayout restored) {
+        if (runningParallelism < 1 || runningParallelism > numKeyGroups) {
+            return Optional.of(
+                    "Rhino keyed stream '"
+                            + name
+                            + "' runs at parallelism "
+                            + runningParallelism
+                            + ", but its "
+                            + numKeyGroups
+                            + " key groups allow 1 to "
+                            + numKeyGroups
+                            + " subtasks ("
+                            + RhinoOptions.KEY_GROUPS.key()
+                            + ").");
+        }
+        if (restored == null) {
+            return Optional.empty();
+        }
+        boolean sameKeyGroups = restored.numKeyGroups() == numKeyGroups;
+        boolean fittingVnodes = !vnodesChosen || restored.numVnodes() == numVnodes;
+        if (sameKeyGroups && fittingVnodes) {
             return Optional.empty();
         }
         return Optional.of(
                 "Rhino keyed stream '"
                         + name
-                        + "' restores a routing table of "
-                        + shape(restored.layout(), restored.parallelism())
-                        + ", but the job is built with "
-                        + shape(layout(), parallelism)
-                        + ". Key groups, vnodes and parallelism cannot change for"
-                        + " existing state: build the job with the restored values ("
-                        + settingsOf(
-                                restored.layout().numKeyGroups(), restored.layout().numVnodes())
-                        + "; parallelism "
-                        + restored.parallelism()
-                        + ").");
+                        + "' restores state of "
+                        + restored.numKeyGroups()
+                        + " key groups in "
+                        + restored.numVnodes()
+                        + " vnodes, but the job is built with "
+                        + numKeyGroups
+                        + " key groups in "
+                        + numVnodes
+                        + " vnodes. "
+                        + (sameKeyGroups
+                                ? "The vnode count of existing state cannot change: set "
+                                        + RhinoOptions.VNODES.key()
+                                        + ": "
+                                        + restored.numVnodes()
+                                        + ", or leave it unset to keep the restored count."
+                                : "Key groups cannot change for existing state: build the job"
+                                        + " with the restored values ("
+                                        + settingsOf(restored.numKeyGroups(), restored.numVnodes())
+                                        + ")."));
+    }
+
+    /**
+     * The routing table this operator starts from at {@code runningParallelism}: the restored one
+     * (null at a fresh start: the initial one), redistributed if the parallelism changed ({@link
+     * RoutingTable#rescaledTo}).
+     *
+     * @throws UnsupportedJobShapeException as {@link #running}
+     */
+    public RoutingTable routingTableAt(int runningParallelism, RoutingTable restored) {
+        RhinoOperatorSpec running =
+                running(runningParallelism, restored == null ? null : restored.layout());
+        return restored == null
+                ? running.initialRoutingTable()
+                : restored.rescaledTo(runningParallelism);
     }
 
     /**
@@ -115,14 +196,5 @@ public record RhinoOperatorSpec(
                 + ": "
                 + numVnodes
                 + ", or RhinoKeyedStreamOptions' keyGroups and vnodes";
-    }
-
-    private static String shape(VnodeLayout layout, int parallelism) {
-        return layout.numKeyGroups()
-                + " key groups in "
-                + layout.numVnodes()
-                + " vnodes over "
-                + parallelism
-                + " subtasks";
     }
 }

@@ -16,7 +16,6 @@ package io.rhino.flink.state;
 
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
-import io.rhino.flink.config.RhinoOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -24,6 +23,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.state.StateDescriptor;
@@ -59,6 +59,7 @@ final class CanonicalSavepoints {
     private static final String VNODES_OPTION = "rhino.owned-vnodes";
     private static final String NUM_VNODES_OPTION = "rhino.num-vnodes";
     private static final String SUBTASK_OPTION = "rhino.subtask";
+    private static final String PARALLELISM_OPTION = "rhino.parallelism";
 
     private CanonicalSavepoints() {}
 
@@ -72,6 +73,7 @@ final class CanonicalSavepoints {
             VnodeLayout layout,
             KeyGroupRange subtaskKeyGroups,
             int subtaskIndex,
+            int parallelism,
             TypeSerializer<K> keySerializer)
             throws Exception {
         int[] owned = backends.ownedVnodes();
@@ -102,7 +104,7 @@ final class CanonicalSavepoints {
         return new SavepointResources<>(
                 new VnodeSavepointResources<>(
                         vnodes,
-                        ownedVnodesInfo(owned, layout.numVnodes(), subtaskIndex),
+                        ownedVnodesInfo(owned, layout.numVnodes(), subtaskIndex, parallelism),
                         range,
                         keySerializer,
                         () -> disposal.release(instances)),
@@ -110,7 +112,7 @@ final class CanonicalSavepoints {
     }
 
     private static StateMetaInfoSnapshot ownedVnodesInfo(
-            int[] owned, int numVnodes, int subtaskIndex) {
+            int[] owned, int numVnodes, int subtaskIndex, int parallelism) {
         StateMetaInfoSnapshot plain =
                 new RegisteredKeyValueStateBackendMetaInfo<VoidNamespace, Integer>(
                                 StateDescriptor.Type.VALUE,
@@ -124,6 +126,7 @@ final class CanonicalSavepoints {
                 Arrays.stream(owned).mapToObj(Integer::toString).collect(Collectors.joining(",")));
         options.put(NUM_VNODES_OPTION, Integer.toString(numVnodes));
         options.put(SUBTASK_OPTION, Integer.toString(subtaskIndex));
+        options.put(PARALLELISM_OPTION, Integer.toString(parallelism));
         return new StateMetaInfoSnapshot(
                 OWNED_VNODES,
                 StateMetaInfoSnapshot.BackendStateType.KEY_VALUE,
@@ -137,17 +140,17 @@ final class CanonicalSavepoints {
     }
 
     /**
-     * The owned vnodes of a canonical savepoint Rhino wrote, each with the part of the stream that
-     * holds its key groups (none for a vnode without state).
+     * What the Rhino subtask that wrote a canonical savepoint owned, each vnode with the part of
+     * the stream that holds its key groups (none for a vnode without state). At a restore at
+     * another parallelism Flink cut {@code handle} to the restoring subtask's key groups: only the
+     * vnodes inside them are whole.
      *
-     * @throws IOException if the savepoint was not written by a Rhino subtask, or by one of another
-     *     layout or index
+     * @throws IOException if the savepoint was not written by a Rhino subtask
      */
-    static Map<Integer, List<KeyedStateHandle>> restoreHandles(
+    static WrittenSubtask read(
             KeyGroupsSavepointStateHandle handle,
-            VnodeLayout layout,
+            int numKeyGroups,
             String operatorName,
-            int subtaskIndex,
             ClassLoader userCodeClassLoader)
             throws IOException {
         StateMetaInfoSnapshot owned = ownedVnodesOf(handle, userCodeClassLoader);
@@ -161,41 +164,30 @@ final class CanonicalSavepoints {
                             + " entry), e.g. by a job on Flink's own keyBy. Moving plain Flink"
                             + " keyed state into a Rhino operator is not supported yet.");
         }
-        int numVnodes = Integer.parseInt(owned.getOption(NUM_VNODES_OPTION));
+        VnodeLayout layout =
+                new VnodeLayout(numKeyGroups, Integer.parseInt(owned.getOption(NUM_VNODES_OPTION)));
         int writer = Integer.parseInt(owned.getOption(SUBTASK_OPTION));
-        if (numVnodes != layout.numVnodes() || writer != subtaskIndex) {
-            throw new IOException(
-                    "Rhino keyed operator '"
-                            + operatorName
-                            + "': the canonical savepoint was written by subtask "
-                            + writer
-                            + " with "
-                            + numVnodes
-                            + " vnodes and is restored as subtask "
-                            + subtaskIndex
-                            + " with "
-                            + layout.numVnodes()
-                            + " vnodes; neither can change for existing state (set "
-                            + RhinoOptions.VNODES.key()
-                            + ": "
-                            + numVnodes
-                            + " and the parallelism it was written with).");
-        }
-        Map<Integer, List<KeyedStateHandle>> byVnode = new TreeMap<>();
+        String parallelism = owned.getOption(PARALLELISM_OPTION);
+        SortedMap<Integer, List<KeyedStateHandle>> byVnode = new TreeMap<>();
         String vnodes = owned.getOption(VNODES_OPTION);
-        if (vnodes == null || vnodes.isEmpty()) {
-            return byVnode;
+        if (vnodes != null && !vnodes.isEmpty()) {
+            for (String vnode : vnodes.split(",")) {
+                int id = Integer.parseInt(vnode);
+                layout.checkVnode(id);
+                KeyGroupSpan span = layout.keyGroupsOf(id);
+                KeyGroupsStateHandle part =
+                        handle.getIntersection(
+                                new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup()));
+                byVnode.put(id, part == null ? List.of() : List.of(part));
+            }
         }
-        for (String vnode : vnodes.split(",")) {
-            int id = Integer.parseInt(vnode);
-            layout.checkVnode(id);
-            KeyGroupSpan span = layout.keyGroupsOf(id);
-            KeyGroupsStateHandle part =
-                    handle.getIntersection(
-                            new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup()));
-            byVnode.put(id, part == null ? List.of() : List.of(part));
-        }
-        return byVnode;
+        return WrittenSubtask.canonical(
+                writer,
+                parallelism == null
+                        ? WrittenSubtask.UNKNOWN_PARALLELISM
+                        : Integer.parseInt(parallelism),
+                layout,
+                byVnode);
     }
 
     private static StateMetaInfoSnapshot ownedVnodesOf(

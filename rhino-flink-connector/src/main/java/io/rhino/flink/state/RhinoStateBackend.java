@@ -195,17 +195,6 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             + " key groups. Do not change the max parallelism of operators "
                             + "on a Rhino keyed stream.");
         }
-        if (parallelism != spec.parallelism()) {
-            throw new IllegalStateException(
-                    "Rhino keyed operator '"
-                            + spec.name()
-                            + "' runs with parallelism "
-                            + parallelism
-                            + " but was declared with "
-                            + spec.parallelism()
-                            + ". Do not change the parallelism of operators on a Rhino keyed "
-                            + "stream.");
-        }
         if (RhinoTaskRegistry.backendOf(env.getExecutionId()).isPresent()) {
             // the gate's chain check refuses this first; never let two operators share a gate
             throw UnsupportedJobShapeException.atTaskStart(
@@ -217,7 +206,6 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                             + " the vnode state of exactly one. Key its input again with another"
                             + " Rhino name, or do the work in one operator.");
         }
-        VnodeLayout layout = spec.layout();
         VnodeRestore.Restored restored =
                 VnodeRestore.read(
                         parameters.getStateHandles(),
@@ -225,13 +213,18 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         subtaskIndex,
                         parallelism,
                         env.getUserCodeClassLoader().asClassLoader());
+        // the operator as it runs: at Flink's parallelism, over the restored vnodes
+        RhinoOperatorSpec running =
+                restored == null ? spec.running(parallelism, null) : restored.running();
+        VnodeLayout layout = running.layout();
         VnodeFileRegistry files = new VnodeFileRegistry(retainedCheckpoints);
         // Flink closes the cancel registry of state initialisation once the operator runs; vnodes
         // installed later by handovers register their restore streams with the backend's own.
         CloseableRegistry laterInstalls = new CloseableRegistry();
         AtomicBoolean initialised = new AtomicBoolean();
         EmbeddedRocksDBStateBackend instances =
-                vnodeRocksdb.forOperator(env, parameters.getOperatorIdentifier(), spec.numVnodes());
+                vnodeRocksdb.forOperator(
+                        env, parameters.getOperatorIdentifier(), running.numVnodes());
         VnodeBackendFactory<K> backendFactory =
                 (vnode, handles) ->
                         createVnodeDelegate(
@@ -267,7 +260,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         checkpointTimerHeads);
         try {
             if (restored == null) {
-                for (int vnode : spec.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {
+                for (int vnode : running.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {
                     backend.installVnode(vnode, List.of());
                 }
             } else {
@@ -283,7 +276,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         }
         initialised.set(true);
         RhinoTaskRegistry.registerBackend(env.getExecutionId(), backend);
-        warnIfCrowded(spec, backend.ownedVnodes().length, parameters.getOperatorIdentifier());
+        warnIfCrowded(running, backend.ownedVnodes().length, parameters.getOperatorIdentifier());
         return backend;
     }
 

@@ -39,6 +39,7 @@ final class VnodeCheckpoints<K> {
     private final VnodeLayout layout;
     private final KeyGroupRange subtaskKeyGroups;
     private final int subtaskIndex;
+    private final int parallelism;
     private final TypeSerializer<K> keySerializer;
     private final VnodeSnapshotter<K> snapshotter;
 
@@ -62,6 +63,7 @@ final class VnodeCheckpoints<K> {
         this.layout = layout;
         this.subtaskKeyGroups = subtaskKeyGroups;
         this.subtaskIndex = subtaskIndex;
+        this.parallelism = parallelism;
         this.keySerializer = keySerializer;
         this.snapshotter =
                 new VnodeSnapshotter<>(
@@ -69,7 +71,6 @@ final class VnodeCheckpoints<K> {
                         files,
                         uploads,
                         disposal,
-                        subtaskKeyGroups,
                         subtaskIndex,
                         parallelism,
                         layout.numKeyGroups(),
@@ -87,7 +88,13 @@ final class VnodeCheckpoints<K> {
 
     SavepointResources<K> savepoint() throws Exception {
         return CanonicalSavepoints.prepare(
-                backends, disposal, layout, subtaskKeyGroups, subtaskIndex, keySerializer);
+                backends,
+                disposal,
+                layout,
+                subtaskKeyGroups,
+                subtaskIndex,
+                parallelism,
+                keySerializer);
     }
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */

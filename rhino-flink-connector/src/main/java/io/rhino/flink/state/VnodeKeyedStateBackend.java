@@ -277,6 +277,11 @@ public final class VnodeKeyedStateBackend<K>
 
     // ------------------------------------------------------------------ keys
 
+    /** How this backend cuts its key groups into vnodes: the restored state's, if any. */
+    public VnodeLayout layout() {
+        return layout;
+    }
+
     @Override
     public void setCurrentKey(K newKey) {
         keys.setCurrentKey(newKey);

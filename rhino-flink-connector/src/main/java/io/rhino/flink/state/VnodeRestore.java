@@ -14,9 +14,12 @@
 
 package io.rhino.flink.state;
 
+import io.rhino.core.routing.RescaleAssignment;
+import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,13 +27,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
 /**
- * Reads the vnode manifests (or the canonical savepoint) Flink hands a restoring subtask and checks
- * they fit it.
+ * Reads the vnode manifests (or the canonical savepoint) Flink hands a restoring subtask, checks
+ * they fit it, and picks its vnodes: at the parallelism they were written with, those of its own
+ * manifest (ownership follows the checkpoint, handovers included); at another, those {@link
+ * RescaleAssignment} gives it, from whichever subtask wrote them.
  */
 final class VnodeRestore {
 
@@ -39,7 +45,8 @@ final class VnodeRestore {
     /**
      * What a subtask restores.
      *
-     * @param handlesByVnode the vnodes the subtask owned, each with the handles to restore it from
+     * @param running the operator as it runs: the restored vnode count, the running parallelism
+     * @param handlesByVnode the vnodes the subtask owns, each with the handles to restore it from
      *     (none for a vnode that had no state)
      * @param replicaHolders the replication services ("host:port") that acked the checkpoint's
      *     replicas of these vnodes (none if it was not replicated)
@@ -50,6 +57,7 @@ final class VnodeRestore {
      *     (none for a canonical savepoint or a checkpoint of an earlier version)
      */
     record Restored(
+            RhinoOperatorSpec running,
             Map<Integer, List<KeyedStateHandle>> handlesByVnode,
             List<String> replicaHolders,
             Map<Integer, Path> localCopyByVnode,
@@ -67,87 +75,210 @@ final class VnodeRestore {
         if (handles == null || handles.isEmpty()) {
             return null;
         }
+        List<WrittenSubtask> written = new ArrayList<>();
+        for (KeyedStateHandle handle : handles) {
+            written.add(writtenSubtask(handle, spec, userCodeClassLoader));
+        }
+        VnodeLayout layout = commonLayout(written, spec);
+        RhinoOperatorSpec running = spec.running(parallelism, layout);
+        Set<Integer> mine = vnodesOf(written, running, subtaskIndex);
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         Set<String> holders = new LinkedHashSet<>();
         Map<Integer, Path> localCopies = new TreeMap<>();
         Map<Integer, VnodeReplication.HeldReplica> heldByChain = new TreeMap<>();
         Map<Integer, TimerQueueHeads> timerHeads = new TreeMap<>();
-        for (KeyedStateHandle handle : handles) {
-            if (CanonicalSavepoints.isCanonical(handle)) {
-                handlesByVnode.putAll(
-                        CanonicalSavepoints.restoreHandles(
-                                (KeyGroupsSavepointStateHandle) handle,
-                                spec.layout(),
-                                spec.name(),
-                                subtaskIndex,
-                                userCodeClassLoader));
-                continue;
+        for (WrittenSubtask part : written) {
+            boolean taken = false;
+            for (Map.Entry<Integer, List<KeyedStateHandle>> vnode :
+                    part.handlesByVnode().entrySet()) {
+                int id = vnode.getKey();
+                if (!mine.contains(id)) {
+                    continue;
+                }
+                taken = true;
+                handlesByVnode.put(id, vnode.getValue());
+                copyIfPresent(part.localCopyByVnode(), localCopies, id);
+                copyIfPresent(part.heldByChain(), heldByChain, id);
+                copyIfPresent(part.timerHeadsByVnode(), timerHeads, id);
             }
-            Optional<TaskLocalVnodes.Pointer> local =
-                    TaskLocalVnodes.pointerOf(handle, userCodeClassLoader);
-            local.ifPresent(
-                    pointer -> {
-                        localCopies.putAll(pointer.copyByVnode());
-                        heldByChain.putAll(pointer.heldByChain());
-                    });
-            StreamStateHandle manifestHandle =
-                    local.isPresent()
-                            ? local.get().manifest()
-                            : SubtaskSnapshotHandle.manifestOf(handle);
-            if (manifestHandle == null) {
-                throw new IOException(
-                        "Rhino keyed operator '"
-                                + spec.name()
-                                + "' cannot restore a "
-                                + handle.getClass().getSimpleName()
-                                + ": its state was not written by the Rhino state backend.");
+            if (taken) {
+                holders.addAll(part.replicaHolders());
             }
-            VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
-            check(manifest, spec, subtaskIndex, parallelism);
-            handlesByVnode.putAll(manifest.restoreHandlesByVnode());
-            holders.addAll(manifest.replicaHolders());
-            timerHeads.putAll(manifest.timerHeadsByVnode());
         }
-        return new Restored(
-                handlesByVnode, List.copyOf(holders), localCopies, heldByChain, timerHeads);
-    }
-
-    private static void check(
-            VnodeManifest manifest, RhinoOperatorSpec spec, int subtaskIndex, int parallelism)
-            throws IOException {
-        if (manifest.parallelism() != parallelism || manifest.subtaskIndex() != subtaskIndex) {
+        Set<Integer> missing = new TreeSet<>(mine);
+        missing.removeAll(handlesByVnode.keySet());
+        if (!missing.isEmpty()) {
             throw new IOException(
                     "Rhino keyed operator '"
                             + spec.name()
-                            + "' was checkpointed by subtask "
-                            + manifest.subtaskIndex()
+                            + "': subtask "
+                            + subtaskIndex
                             + " of "
-                            + manifest.parallelism()
+                            + parallelism
+                            + " restores vnodes "
+                            + mine
+                            + ", but vnodes "
+                            + missing
+                            + " are in none of the "
+                            + written.size()
+                            + " handles Flink gave it. The state was probably written by a Rhino"
+                            + " version whose checkpoints name only their subtask's key groups:"
+                            + " restore it at the parallelism it was written with ("
+                            + written.get(0).parallelism()
+                            + "), take a checkpoint or savepoint, and rescale from that.");
+        }
+        return new Restored(
+                running,
+                handlesByVnode,
+                List.copyOf(holders),
+                localCopies,
+                heldByChain,
+                timerHeads);
+    }
+
+    private static <V> void copyIfPresent(Map<Integer, V> from, Map<Integer, V> to, int vnode) {
+        V value = from.get(vnode);
+        if (value != null) {
+            to.put(vnode, value);
+        }
+    }
+
+    private static WrittenSubtask writtenSubtask(
+            KeyedStateHandle handle, RhinoOperatorSpec spec, ClassLoader userCodeClassLoader)
+            throws IOException {
+        if (CanonicalSavepoints.isCanonical(handle)) {
+            return CanonicalSavepoints.read(
+                    (KeyGroupsSavepointStateHandle) handle,
+                    spec.numKeyGroups(),
+                    spec.name(),
+                    userCodeClassLoader);
+        }
+        Optional<TaskLocalVnodes.Pointer> local =
+                TaskLocalVnodes.pointerOf(handle, userCodeClassLoader);
+        StreamStateHandle manifestHandle =
+                local.isPresent()
+                        ? local.get().manifest()
+                        : SubtaskSnapshotHandle.manifestOf(handle);
+        if (manifestHandle == null) {
+            throw new IOException(
+                    "Rhino keyed operator '"
+                            + spec.name()
+                            + "' cannot restore a "
+                            + handle.getClass().getSimpleName()
+                            + ": its state was not written by the Rhino state backend.");
+        }
+        VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
+        return new WrittenSubtask(
+                manifest.subtaskIndex(),
+                manifest.parallelism(),
+                new VnodeLayout(manifest.numKeyGroups(), manifest.numVnodes()),
+                false,
+                manifest.restoreHandlesByVnode(),
+                manifest.replicaHolders(),
+                manifest.timerHeadsByVnode(),
+                local.map(TaskLocalVnodes.Pointer::copyByVnode).orElse(Map.of()),
+                local.map(TaskLocalVnodes.Pointer::heldByChain).orElse(Map.of()));
+    }
+
+    private static VnodeLayout commonLayout(List<WrittenSubtask> written, RhinoOperatorSpec spec)
+            throws IOException {
+        VnodeLayout layout = written.get(0).layout();
+        for (WrittenSubtask part : written) {
+            if (!part.layout().equals(layout)) {
+                throw new IOException(
+                        "Rhino keyed operator '"
+                                + spec.name()
+                                + "' restores state whose subtasks disagree on the vnodes: "
+                                + layout
+                                + " and "
+                                + part.layout()
+                                + ". The checkpoint or savepoint is not one Rhino wrote whole.");
+            }
+        }
+        return layout;
+    }
+
+    /**
+     * The vnodes this subtask owns after the restore: its own manifest's at the parallelism the
+     * state was written with; the rescale assignment's at another.
+     */
+    private static Set<Integer> vnodesOf(
+            List<WrittenSubtask> written, RhinoOperatorSpec running, int subtaskIndex)
+            throws IOException {
+        int parallelism = running.parallelism();
+        WrittenSubtask first = written.get(0);
+        if (first.parallelism() == parallelism
+                || first.parallelism() == WrittenSubtask.UNKNOWN_PARALLELISM) {
+            // Flink hands a subtask its own state at an unchanged parallelism (a harness that cuts
+            // handles by key-group range hands it everyone's, since every handle claims them all)
+            for (WrittenSubtask part : written) {
+                if (part.subtask() == subtaskIndex) {
+                    return part.handlesByVnode().keySet();
+                }
+            }
+            throw new IOException(
+                    "Rhino keyed operator '"
+                            + running.name()
+                            + "' was "
+                            + (first.canonical() ? "written" : "checkpointed")
+                            + " by subtask "
+                            + first.subtask()
+                            + " of "
+                            + (first.parallelism() == WrittenSubtask.UNKNOWN_PARALLELISM
+                                    ? "a parallelism a canonical savepoint of an earlier Rhino"
+                                            + " version did not record"
+                                    : first.parallelism())
                             + " and is restored as subtask "
                             + subtaskIndex
                             + " of "
                             + parallelism
-                            + ". Restoring at another parallelism is not supported yet: move "
-                            + "vnodes between the deployed subtasks instead.");
+                            + ". A subtask restores its own state at the parallelism the state was"
+                            + " written with; Flink hands it that, so the checkpoint or savepoint"
+                            + " does not belong to this operator's subtasks.");
         }
-        if (manifest.numKeyGroups() != spec.numKeyGroups()
-                || manifest.numVnodes() != spec.numVnodes()) {
-            throw new IOException(
-                    "Rhino keyed operator '"
-                            + spec.name()
-                            + "' was checkpointed with "
-                            + manifest.numKeyGroups()
-                            + " key groups in "
-                            + manifest.numVnodes()
-                            + " vnodes but now has "
-                            + spec.numKeyGroups()
-                            + " key groups in "
-                            + spec.numVnodes()
-                            + " vnodes; these cannot change for existing state: build the job"
-                            + " with "
-                            + RhinoOperatorSpec.settingsOf(
-                                    manifest.numKeyGroups(), manifest.numVnodes())
-                            + ".");
+        for (WrittenSubtask part : written) {
+            if (part.parallelism() != first.parallelism()) {
+                throw new IOException(
+                        "Rhino keyed operator '"
+                                + running.name()
+                                + "' restores state written at parallelisms "
+                                + first.parallelism()
+                                + " and "
+                                + part.parallelism()
+                                + ". The checkpoint or savepoint is not one Rhino wrote whole.");
+            }
         }
+        VnodeLayout layout = running.layout();
+        Set<Integer> mine = new TreeSet<>();
+        for (int vnode = 0; vnode < layout.numVnodes(); vnode++) {
+            if (RescaleAssignment.ownerOf(layout, parallelism, vnode) == subtaskIndex) {
+                mine.add(vnode);
+            }
+        }
+        if (written.stream().anyMatch(WrittenSubtask::canonical)) {
+            List<Integer> split =
+                    new ArrayList<>(RescaleAssignment.vnodesSplitAt(layout, parallelism));
+            split.retainAll(mine);
+            if (!split.isEmpty()) {
+                throw new IOException(
+                        "Rhino keyed operator '"
+                                + running.name()
+                                + "' cannot restore this canonical savepoint of "
+                                + layout.numVnodes()
+                                + " vnodes at parallelism "
+                                + parallelism
+                                + ": Flink hands a canonical savepoint's key groups to subtasks"
+                                + " by its own key-group ranges, and at "
+                                + parallelism
+                                + " they split vnodes "
+                                + split
+                                + ". Restore it at one of the parallelisms that split no vnode "
+                                + RescaleAssignment.unsplitParallelisms(layout, layout.numVnodes())
+                                + ", or restore from a"
+                                + " retained checkpoint or a native savepoint, which restore at"
+                                + " any parallelism.");
+            }
+        }
+        return mine;
     }
 }

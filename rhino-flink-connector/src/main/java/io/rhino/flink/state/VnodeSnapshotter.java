@@ -62,7 +62,9 @@ final class VnodeSnapshotter<K> {
     private final VnodeFileRegistry files;
     private final VnodeUploadHistory uploads;
     private final VnodeDisposal disposal;
-    private final KeyGroupRange subtaskKeyGroups;
+    // Every handle claims every key group: at a restore at another parallelism Flink then hands
+    // each subtask every manifest, and each takes the vnodes the rescaled routing table gives it.
+    private final KeyGroupRange everyKeyGroup;
     private final int subtaskIndex;
     private final int parallelism;
     private final int numKeyGroups;
@@ -75,7 +77,6 @@ final class VnodeSnapshotter<K> {
             VnodeFileRegistry files,
             VnodeUploadHistory uploads,
             VnodeDisposal disposal,
-            KeyGroupRange subtaskKeyGroups,
             int subtaskIndex,
             int parallelism,
             int numKeyGroups,
@@ -84,7 +85,7 @@ final class VnodeSnapshotter<K> {
         this.files = files;
         this.uploads = uploads;
         this.disposal = disposal;
-        this.subtaskKeyGroups = subtaskKeyGroups;
+        this.everyKeyGroup = new KeyGroupRange(0, numKeyGroups - 1);
         this.subtaskIndex = subtaskIndex;
         this.parallelism = parallelism;
         this.numKeyGroups = numKeyGroups;
@@ -294,7 +295,7 @@ final class VnodeSnapshotter<K> {
             // Flink never hears of these files: delete the new ones, as an aborted checkpoint's
             SubtaskSnapshotHandle.of(
                             backendIdentifier,
-                            subtaskKeyGroups,
+                            everyKeyGroup,
                             checkpointId,
                             new ByteStreamStateHandle("unwritten-manifest", new byte[0]),
                             reportedByVnode)
@@ -304,14 +305,14 @@ final class VnodeSnapshotter<K> {
         KeyedStateHandle remote =
                 SubtaskSnapshotHandle.of(
                         backendIdentifier,
-                        subtaskKeyGroups,
+                        everyKeyGroup,
                         checkpointId,
                         manifestHandle,
                         reportedByVnode);
         Optional<IncrementalLocalKeyedStateHandle> local =
                 TaskLocalVnodes.alternative(
                         backendIdentifier,
-                        subtaskKeyGroups,
+                        everyKeyGroup,
                         checkpointId,
                         manifestHandle,
                         localCopies,

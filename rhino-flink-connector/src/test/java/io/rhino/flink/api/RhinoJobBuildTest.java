@@ -28,9 +28,7 @@ import java.util.TreeMap;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.SchedulerExecutionMode;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -103,17 +101,6 @@ class RhinoJobBuildTest {
         assertThatThrownBy(() -> keyed(env))
                 .hasMessageContaining("pipeline.operator-chaining.enabled: true")
                 .hasMessageContaining("disableOperatorChaining()");
-    }
-
-    @Test
-    void reactiveModeIsRefused() {
-        Configuration config = config();
-        config.set(JobManagerOptions.SCHEDULER_MODE, SchedulerExecutionMode.REACTIVE);
-
-        assertThatThrownBy(() -> keyed(environment(config)))
-                .isInstanceOf(UnsupportedJobShapeException.class)
-                .hasMessageContaining("Rhino keyed stream '" + NAME + "'")
-                .hasMessageContaining("scheduler-mode: reactive");
     }
 
     @Test

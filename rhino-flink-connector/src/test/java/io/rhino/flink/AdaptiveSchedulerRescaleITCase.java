@@ -1,0 +1,185 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The adaptive scheduler rescales a running Rhino job through Flink's own resource requirements
+ * (FLIP-291, {@code PUT /jobs/:jobid/resource-requirements}, what the Kubernetes operator's
+ * autoscaler uses): down from 4 to 2 subtasks and back up to 4. Router, gate and keyed operator
+ * change together, every vnode's state comes back, handovers go on at each parallelism, and the
+ * counts are exactly one plain Flink run's.
+ */
+@Timeout(300)
+class AdaptiveSchedulerRescaleITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers(adaptive());
+
+    private static final long EVENTS = 30_000;
+    private static final double EVENTS_PER_SECOND = 1_000;
+    private static final int KEYS = 40;
+
+    private static Configuration adaptive() {
+        Configuration config = new Configuration();
+        config.set(JobManagerOptions.SCHEDULER, JobManagerOptions.SchedulerType.Adaptive);
+        config.set(JobManagerOptions.SCHEDULER_EXECUTING_COOLDOWN_AFTER_RESCALING, Duration.ZERO);
+        config.set(
+                JobManagerOptions.SCHEDULER_EXECUTING_RESOURCE_STABILIZATION_TIMEOUT,
+                Duration.ZERO);
+        return config;
+    }
+
+    @Test
+    void rescalesDownAndUpThroughResourceRequirements(
+            @InjectClusterClient RestClusterClient<?> client) throws Exception {
+        List<String> reference = plainFlinkCounts();
+        String runId = "adaptive-" + UUID.randomUUID();
+        JobClient job = countPerKey(runId).executeAsync("adaptive-rescale");
+        JobID jobId = job.getJobID();
+        RestCalls flink = new RestCalls(client.getWebInterfaceURL().replaceAll("/$", ""), null);
+
+        RoutingTable atFour = scatter(awaitParallelism(jobId, 4));
+        requireParallelism(flink, jobId, 2);
+        RoutingTable atTwo = scatter(awaitParallelism(jobId, 2));
+        assertThat(atTwo.layout()).as("vnodes after scaling down").isEqualTo(atFour.layout());
+        requireParallelism(flink, jobId, 4);
+        RoutingTable backAtFour = scatter(awaitParallelism(jobId, 4));
+        assertThat(backAtFour.layout()).as("vnodes after scaling up").isEqualTo(atFour.layout());
+
+        job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+        // each rescale restores the last checkpoint and replays what followed it: lines are unique
+        // per key and count, so a lost or doubly counted record shows as a missing or extra line
+        Multisets.assertSameMultiset(
+                "counts across two rescales", reference, new TreeSet<>(output));
+    }
+
+    /** Waits until the operator runs at {@code parallelism} with every subtask ready. */
+    private static HandoverManager awaitParallelism(JobID jobId, int parallelism) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            if (RhinoHandovers.isReady(jobId, "counts")) {
+                HandoverManager manager = RhinoHandovers.manager(jobId, "counts");
+                if (manager.routingTable().parallelism() == parallelism) {
+                    new RandomHandovers(jobId, List.of("counts"), 5)
+                            .assertOwnershipMatches("counts", manager.routingTable());
+                    return manager;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("'counts' did not run at parallelism " + parallelism);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** A live handover at the current parallelism: vnode 0 to the last subtask (or to 0). */
+    private static RoutingTable scatter(HandoverManager manager) throws Exception {
+        RoutingTable table = manager.routingTable();
+        int last = table.parallelism() - 1;
+        int owner = table.ownerOf(0);
+        HandoverResult moved =
+                manager.handover(List.of(new VnodeMove(0, owner, owner == last ? 0 : last)))
+                        .get(60, TimeUnit.SECONDS);
+        assertThat(moved.outcome())
+                .as("handover: %s", moved)
+                .isEqualTo(HandoverResult.Outcome.COMPLETED);
+        return manager.routingTable();
+    }
+
+    /** Sets the upper bound of every vertex but the source's (parallelism 1) to {@code n}. */
+    private static void requireParallelism(RestCalls flink, JobID jobId, int n) throws Exception {
+        String path = "/jobs/" + jobId + "/resource-requirements";
+        RestCalls.Reply current = flink.get(path);
+        assertThat(current.status()).as("GET %s: %s", path, current.text()).isEqualTo(200);
+        ObjectNode requirements = (ObjectNode) current.json().deepCopy();
+        for (Iterator<Map.Entry<String, JsonNode>> it = requirements.fields(); it.hasNext(); ) {
+            ObjectNode parallelism = (ObjectNode) it.next().getValue().get("parallelism");
+            if (parallelism.get("upperBound").asInt() > 1) {
+                parallelism.put("lowerBound", 1);
+                parallelism.put("upperBound", n);
+            }
+        }
+        RestCalls.Reply put = flink.send("PUT", path, requirements.toString(), null);
+        assertThat(put.status()).as("PUT %s: %s", path, put.text()).isEqualTo(200);
+    }
+
+    private static StreamExecutionEnvironment countPerKey(String runId) {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(4);
+        RhinoStreams.keyBy(
+                        Events.stream(env, "events", 5, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
+                                .uid("events"),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        return env;
+    }
+
+    private static List<String> plainFlinkCounts() throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(2);
+        String runId = "adaptive-reference-" + UUID.randomUUID();
+        Events.stream(env, "events", 5, EVENTS, 5, KEYS, 0, 1)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        env.execute("adaptive-reference");
+        return ResultSink.take(runId);
+    }
+}

@@ -1,0 +1,229 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.CheckpointFiles;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A Rhino job whose vnodes a handover scattered restores at another parallelism, with the default
+ * vnode count, from a canonical savepoint, a native savepoint and a retained checkpoint: every
+ * vnode's state comes back at the subtask the rescaled routing table names, the counts continue
+ * exactly as one plain Flink run's, and live handovers go on at the new parallelism.
+ */
+@Timeout(300)
+class RestoreAtAnotherParallelismITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers();
+
+    private static final long EVENTS = 15_000;
+    private static final double EVENTS_PER_SECOND = 1_000;
+    private static final int KEYS = 40;
+
+    @TempDir Path checkpoints;
+    @TempDir Path savepoints;
+
+    enum Restore {
+        CANONICAL_SAVEPOINT,
+        NATIVE_SAVEPOINT,
+        RETAINED_CHECKPOINT
+    }
+
+    static Stream<Arguments> rescales() {
+        return Stream.of(
+                Arguments.of(Restore.CANONICAL_SAVEPOINT, 2, 4),
+                Arguments.of(Restore.NATIVE_SAVEPOINT, 6, 3),
+                Arguments.of(Restore.RETAINED_CHECKPOINT, 4, 6),
+                Arguments.of(Restore.RETAINED_CHECKPOINT, 6, 1));
+    }
+
+    @ParameterizedTest(name = "{0} from {1} to {2} subtasks")
+    @MethodSource("rescales")
+    void restoresEveryVnodeAtTheNewParallelism(Restore restore, int before, int after)
+            throws Exception {
+        List<String> reference = plainFlinkCounts();
+        String runId = "rescale-" + restore + "-" + before + "-" + after + "-" + UUID.randomUUID();
+
+        JobClient first = countPerKey(environment(before, null), runId).executeAsync("before");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
+        RoutingTable initial = manager.routingTable();
+        assertThat(initial.layout().numVnodes())
+                .as("default vnode count at %d subtasks", before)
+                .isEqualTo(4 * before);
+        scatter(manager);
+        RoutingTable stopped = manager.routingTable();
+        String restorePath = stop(first, restore);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+
+        JobClient second =
+                countPerKey(environment(after, restorePath), runId).executeAsync("after");
+        HandoverManager restored =
+                RhinoHandovers.awaitReady(second.getJobID(), "counts", Duration.ofSeconds(60));
+        RoutingTable table = restored.routingTable();
+        assertThat(table.parallelism()).as("parallelism after the restore").isEqualTo(after);
+        assertThat(table.layout())
+                .as("the restored vnodes, not %d x the new parallelism", 4)
+                .isEqualTo(stopped.layout());
+        assertThat(table.epoch()).as("epoch after the restore").isGreaterThan(stopped.epoch());
+        RandomHandovers handovers = new RandomHandovers(second.getJobID(), List.of("counts"), 11);
+        handovers.assertOwnershipMatches("counts", table);
+        if (after > 1) {
+            scatter(restored);
+            handovers.assertOwnershipMatches("counts", restored.routingTable());
+        }
+        second.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        List<String> afterRestore = ResultSink.take(runId);
+        output.addAll(afterRestore);
+
+        if (restore == Restore.RETAINED_CHECKPOINT) {
+            // the cancelled run wrote past its last checkpoint, and the restore replays from it:
+            // lines are unique per key and count, so each appears, none twice after the restore
+            assertThat(new TreeSet<>(afterRestore)).hasSameSizeAs(afterRestore);
+            Multisets.assertSameMultiset(
+                    "counts across the rescale", reference, new TreeSet<>(output));
+        } else {
+            Multisets.assertSameMultiset("counts across the rescale", reference, output);
+        }
+    }
+
+    /** Moves vnode 0 to the last subtask, so that ownership no longer follows the blocks. */
+    private static void scatter(HandoverManager manager) throws Exception {
+        RoutingTable table = manager.routingTable();
+        int last = table.parallelism() - 1;
+        int owner = table.ownerOf(0);
+        int target = owner == last ? 0 : last;
+        HandoverResult moved =
+                manager.handover(List.of(new VnodeMove(0, owner, target)))
+                        .get(60, TimeUnit.SECONDS);
+        assertThat(moved.outcome()).isEqualTo(HandoverResult.Outcome.COMPLETED);
+    }
+
+    private String stop(JobClient job, Restore restore) throws Exception {
+        Thread.sleep(1_000); // some records and a checkpoint after the handover
+        return switch (restore) {
+            case CANONICAL_SAVEPOINT ->
+                    job.stopWithSavepoint(
+                                    false,
+                                    savepoints.toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get(60, TimeUnit.SECONDS);
+            case NATIVE_SAVEPOINT ->
+                    job.stopWithSavepoint(
+                                    false,
+                                    savepoints.toUri().toString(),
+                                    SavepointFormatType.NATIVE)
+                            .get(60, TimeUnit.SECONDS);
+            case RETAINED_CHECKPOINT -> {
+                Path jobCheckpoints = checkpoints.resolve(job.getJobID().toHexString());
+                long completed = CheckpointFiles.completedCheckpoints(jobCheckpoints).size();
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (CheckpointFiles.completedCheckpoints(jobCheckpoints).size() <= completed
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                job.cancel().get(60, TimeUnit.SECONDS);
+                yield CheckpointFiles.latestCompletedCheckpoint(jobCheckpoints)
+                        .orElseThrow(() -> new AssertionError("no checkpoint completed in 60 s"))
+                        .toUri()
+                        .toString();
+            }
+        };
+    }
+
+    private static StreamExecutionEnvironment countPerKey(
+            StreamExecutionEnvironment env, String runId) {
+        DataStream<Tuple3<Long, Long, Long>> events =
+                Events.stream(env, "events", 3, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
+                        .uid("events");
+        RhinoStreams.keyBy(
+                        events,
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        return env;
+    }
+
+    private StreamExecutionEnvironment environment(int parallelism, String restorePath) {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        config.set(
+                CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        if (restorePath != null) {
+            config.set(StateRecoveryOptions.SAVEPOINT_PATH, restorePath);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    private static List<String> plainFlinkCounts() throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(2);
+        String runId = "rescale-reference-" + UUID.randomUUID();
+        Events.stream(env, "events", 3, EVENTS, 5, KEYS, 0, 1)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        env.execute("rescale-reference");
+        return ResultSink.take(runId);
+    }
+}

@@ -145,7 +145,8 @@ final class CanonicalSavepoints {
      * another parallelism Flink cut {@code handle} to the restoring subtask's key groups: only the
      * vnodes inside them are whole.
      *
-     * @throws IOException if the savepoint was not written by a Rhino subtask
+     * @return null if a job keyed by Flink's own {@code keyBy} wrote it (see {@link
+     *     MigratedKeyedState})
      */
     static WrittenSubtask read(
             KeyGroupsSavepointStateHandle handle,
@@ -155,14 +156,7 @@ final class CanonicalSavepoints {
             throws IOException {
         StateMetaInfoSnapshot owned = ownedVnodesOf(handle, userCodeClassLoader);
         if (owned == null) {
-            throw new IOException(
-                    "Rhino keyed operator '"
-                            + operatorName
-                            + "' cannot restore this canonical savepoint: it was not written by a"
-                            + " Rhino subtask (no "
-                            + OWNED_VNODES
-                            + " entry), e.g. by a job on Flink's own keyBy. Moving plain Flink"
-                            + " keyed state into a Rhino operator is not supported yet.");
+            return null;
         }
         VnodeLayout layout =
                 new VnodeLayout(numKeyGroups, Integer.parseInt(owned.getOption(NUM_VNODES_OPTION)));

@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import io.rhino.core.routing.RescaleAssignment;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,8 +77,32 @@ final class VnodeRestore {
             return null;
         }
         List<WrittenSubtask> written = new ArrayList<>();
+        List<KeyGroupsSavepointStateHandle> keyedByFlink = new ArrayList<>();
         for (KeyedStateHandle handle : handles) {
-            written.add(writtenSubtask(handle, spec, userCodeClassLoader));
+            WrittenSubtask part = writtenSubtask(handle, spec, userCodeClassLoader);
+            if (part != null) {
+                written.add(part);
+            } else {
+                keyedByFlink.add((KeyGroupsSavepointStateHandle) handle);
+            }
+        }
+        if (!keyedByFlink.isEmpty()) {
+            if (!written.isEmpty()) {
+                throw new IOException(
+                        "Rhino keyed operator '"
+                                + spec.name()
+                                + "' restores a savepoint that mixes state of Flink's keyBy and"
+                                + " of Rhino: it is not one savepoint of one operator.");
+            }
+            // no routing table was restored either: the routers start from the initial one
+            RhinoOperatorSpec running = spec.running(parallelism, null);
+            return new Restored(
+                    running,
+                    MigratedKeyedState.handlesByVnode(keyedByFlink, running, subtaskIndex),
+                    List.of(),
+                    Map.of(),
+                    Map.of(),
+                    Map.of());
         }
         VnodeLayout layout = commonLayout(written, spec);
         RhinoOperatorSpec running = spec.running(parallelism, layout);
@@ -260,7 +285,7 @@ final class VnodeRestore {
                     new ArrayList<>(RescaleAssignment.vnodesSplitAt(layout, parallelism));
             split.retainAll(mine);
             if (!split.isEmpty()) {
-                throw new IOException(
+                throw UnsupportedJobShapeException.atTaskStart(
                         "Rhino keyed operator '"
                                 + running.name()
                                 + "' cannot restore this canonical savepoint of "

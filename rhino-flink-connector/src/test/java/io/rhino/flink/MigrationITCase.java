@@ -1,0 +1,253 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.coordination.RhinoHandovers;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Keyed state moves into and out of Rhino through canonical savepoints, the operators matched by
+ * uid: a job on Flink's own {@code keyBy} (RocksDB or heap backend) continues as a Rhino job at
+ * another parallelism, and a Rhino job whose vnodes a handover scattered continues as a {@code
+ * keyBy} job; the counts across either move are exactly one plain Flink run's.
+ */
+@Timeout(240)
+class MigrationITCase {
+
+    @RegisterExtension
+    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers();
+
+    private static final long EVENTS = 8_000;
+    private static final double EVENTS_PER_SECOND = 1_000;
+    private static final int KEYS = 40;
+
+    /** Flink's default max parallelism for small parallelisms, which a keyBy job keeps. */
+    private static final int FLINK_DEFAULT_MAX_PARALLELISM = 128;
+
+    @TempDir Path savepoints;
+
+    @ParameterizedTest(name = "from keyBy on {0}")
+    @ValueSource(strings = {"rocksdb", "hashmap"})
+    void aKeyByJobsSavepointContinuesInRhino(String flinkBackend) throws Exception {
+        List<String> reference = plainFlinkCounts();
+        String runId = "migrate-in-" + flinkBackend + "-" + UUID.randomUUID();
+
+        Configuration plain = RhinoClusters.jobConfig(Mode.PLAIN);
+        plain.set(StateBackendOptions.STATE_BACKEND, flinkBackend);
+        StreamExecutionEnvironment before = environment(plain, 2, null);
+        events(before)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        JobClient keyBy = before.executeAsync("keyBy");
+        String savepoint = stopWhenRunning(keyBy);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+
+        StreamExecutionEnvironment after =
+                environment(RhinoClusters.jobConfig(Mode.RHINO), 4, savepoint);
+        RhinoStreams.keyBy(
+                        events(after),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts")
+                                .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
+                                .build())
+                .process(new ShapeFunctions.CountPerKey())
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        JobClient rhino = after.executeAsync("rhino");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
+        scatter(manager);
+        new RandomHandovers(rhino.getJobID(), List.of("counts"), 3)
+                .assertOwnershipMatches("counts", manager.routingTable());
+        rhino.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        output.addAll(ResultSink.take(runId));
+
+        Multisets.assertSameMultiset("counts from keyBy into Rhino", reference, output);
+    }
+
+    /**
+     * At 3 subtasks Flink's key-group ranges of 128 key groups cut vnodes: the job fails without
+     * restarting, naming the vnodes and what parallelism to restore at.
+     */
+    @Test
+    void aKeyByJobsSavepointAtAParallelismThatCutsVnodesIsRefused() throws Exception {
+        String runId = "migrate-in-refused-" + UUID.randomUUID();
+        StreamExecutionEnvironment before =
+                environment(RhinoClusters.jobConfig(Mode.PLAIN), 2, null);
+        events(before)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        String savepoint = stopWhenRunning(before.executeAsync("keyBy"));
+
+        StreamExecutionEnvironment after =
+                environment(RhinoClusters.jobConfig(Mode.RHINO), 3, savepoint);
+        RhinoStreams.keyBy(
+                        events(after),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts")
+                                .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
+                                .build())
+                .process(new ShapeFunctions.CountPerKey())
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        JobClient rhino = after.executeAsync("rhino-at-3");
+        assertThatThrownBy(() -> rhino.getJobExecutionResult().get(60, TimeUnit.SECONDS))
+                .satisfies(
+                        failure ->
+                                assertThat(ExceptionUtils.stringifyException(failure))
+                                        .contains(
+                                                "restores state of Flink's keyBy at parallelism 3")
+                                        .contains("reach beyond it")
+                                        .contains("divides the 128 key groups"));
+        ResultSink.take(runId);
+    }
+
+    @ParameterizedTest(name = "into keyBy on {0}")
+    @ValueSource(strings = {"rocksdb"})
+    void aRhinoJobsSavepointContinuesOnKeyBy(String flinkBackend) throws Exception {
+        List<String> reference = plainFlinkCounts();
+        String runId = "migrate-out-" + UUID.randomUUID();
+
+        StreamExecutionEnvironment before =
+                environment(RhinoClusters.jobConfig(Mode.RHINO), 2, null);
+        RhinoStreams.keyBy(
+                        events(before),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").build())
+                .process(new ShapeFunctions.CountPerKey())
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        JobClient rhino = before.executeAsync("rhino");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
+        scatter(manager);
+        int keyGroups = manager.routingTable().layout().numKeyGroups();
+        String savepoint = stopWhenRunning(rhino);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+
+        Configuration plain = RhinoClusters.jobConfig(Mode.PLAIN);
+        plain.set(StateBackendOptions.STATE_BACKEND, flinkBackend);
+        // Rhino's router and gate have no counterpart in a keyBy job
+        plain.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment after = environment(plain, 3, savepoint);
+        events(after)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .setMaxParallelism(keyGroups)
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        after.execute("keyBy");
+        output.addAll(ResultSink.take(runId));
+
+        Multisets.assertSameMultiset("counts from Rhino into keyBy", reference, output);
+    }
+
+    private static DataStream<Tuple3<Long, Long, Long>> events(StreamExecutionEnvironment env) {
+        return Events.stream(env, "events", 11, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
+                .uid("events");
+    }
+
+    private String stopWhenRunning(JobClient job) throws Exception {
+        Thread.sleep(2_000); // records and checkpoints pass
+        return job.stopWithSavepoint(
+                        false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                .get(60, TimeUnit.SECONDS);
+    }
+
+    /** Moves vnode 0 to the last subtask, so ownership no longer follows the initial blocks. */
+    private static void scatter(HandoverManager manager) throws Exception {
+        RoutingTable table = manager.routingTable();
+        int last = table.parallelism() - 1;
+        int owner = table.ownerOf(0);
+        HandoverResult moved =
+                manager.handover(List.of(new VnodeMove(0, owner, owner == last ? 0 : last)))
+                        .get(60, TimeUnit.SECONDS);
+        assertThat(moved.outcome()).as("%s", moved).isEqualTo(HandoverResult.Outcome.COMPLETED);
+    }
+
+    private static StreamExecutionEnvironment environment(
+            Configuration config, int parallelism, String savepoint) {
+        config.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
+        config.set(
+                org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                Duration.ofMillis(300));
+        if (savepoint != null) {
+            config.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(parallelism);
+        return env;
+    }
+
+    private static List<String> plainFlinkCounts() throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(2);
+        String runId = "migration-reference-" + UUID.randomUUID();
+        Events.stream(env, "events", 11, EVENTS, 5, KEYS, 0, 1)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        env.execute("migration-reference");
+        return ResultSink.take(runId);
+    }
+}

@@ -28,6 +28,7 @@ import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.flink.testjobs.Throttle;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.time.Duration;
@@ -44,8 +45,10 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -81,16 +84,44 @@ class AdaptiveSchedulerRescaleITCase {
     @Test
     void rescalesDownAndUpThroughResourceRequirements(
             @InjectClusterClient RestClusterClient<?> client) throws Exception {
+        rescaleDownAndUp(client, null, false);
+    }
+
+    /**
+     * As above with unaligned checkpoints under backpressure: the restored checkpoints hold records
+     * in flight to the gates, which Flink hands every new gate and filters by {@code
+     * ChannelPartitioner}'s copy, so each reaches the owner of its vnode in the rescaled table.
+     */
+    @Test
+    void rescalesFromUnalignedCheckpointsWithRecordsInFlight(
+            @InjectClusterClient RestClusterClient<?> client,
+            @InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
+        // one run in five on a loaded machine has restarted in a loop after the scale-up restored
+        // a checkpoint from before the scale-down; not understood yet (issue 40)
+        RhinoClusters.onlyWithAllVariants("Rescaling from unaligned checkpoints");
+        rescaleDownAndUp(client, miniCluster, true);
+    }
+
+    private void rescaleDownAndUp(
+            RestClusterClient<?> client, MiniCluster miniCluster, boolean unaligned)
+            throws Exception {
         List<String> reference = plainFlinkCounts();
-        String runId = "adaptive-" + UUID.randomUUID();
-        JobClient job = countPerKey(runId).executeAsync("adaptive-rescale");
+        String runId = "adaptive-" + unaligned + "-" + UUID.randomUUID();
+        JobClient job = countPerKey(runId, unaligned).executeAsync("adaptive-rescale");
         JobID jobId = job.getJobID();
         RestCalls flink = new RestCalls(client.getWebInterfaceURL().replaceAll("/$", ""), null);
 
         RoutingTable atFour = scatter(awaitParallelism(jobId, 4));
+        if (unaligned) {
+            awaitRecordsInFlight(miniCluster, jobId);
+        }
         requireParallelism(flink, jobId, 2);
         RoutingTable atTwo = scatter(awaitParallelism(jobId, 2));
         assertThat(atTwo.layout()).as("vnodes after scaling down").isEqualTo(atFour.layout());
+        if (unaligned) {
+            awaitRecordsInFlight(miniCluster, jobId);
+        }
         requireParallelism(flink, jobId, 4);
         RoutingTable backAtFour = scatter(awaitParallelism(jobId, 4));
         assertThat(backAtFour.layout()).as("vnodes after scaling up").isEqualTo(atFour.layout());
@@ -103,15 +134,26 @@ class AdaptiveSchedulerRescaleITCase {
                 "counts across two rescales", reference, new TreeSet<>(output));
     }
 
+    /** Waits until a completed checkpoint of the running job persisted records in flight. */
+    private static void awaitRecordsInFlight(MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (RhinoClusters.persistedInFlightBytesOfGates(miniCluster, jobId) == 0) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no checkpoint persisted records in flight to the gates");
+            }
+            Thread.sleep(50);
+        }
+    }
+
     /** Waits until the operator runs at {@code parallelism} with every subtask ready. */
     private static HandoverManager awaitParallelism(JobID jobId, int parallelism) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (true) {
             if (RhinoHandovers.isReady(jobId, "counts")) {
                 HandoverManager manager = RhinoHandovers.manager(jobId, "counts");
-                if (manager.routingTable().parallelism() == parallelism) {
-                    new RandomHandovers(jobId, List.of("counts"), 5)
-                            .assertOwnershipMatches("counts", manager.routingTable());
+                if (manager.routingTable().parallelism() == parallelism
+                        && ownershipMatches(jobId, manager.routingTable())) {
                     return manager;
                 }
             }
@@ -119,6 +161,17 @@ class AdaptiveSchedulerRescaleITCase {
                 throw new AssertionError("'counts' did not run at parallelism " + parallelism);
             }
             Thread.sleep(100);
+        }
+    }
+
+    /** Whether the running gates own what the table says (they register a moment after ready). */
+    private static boolean ownershipMatches(JobID jobId, RoutingTable table) {
+        try {
+            new RandomHandovers(jobId, List.of("counts"), 5)
+                    .assertOwnershipMatches("counts", table);
+            return true;
+        } catch (AssertionError notYet) {
+            return false;
         }
     }
 
@@ -153,19 +206,36 @@ class AdaptiveSchedulerRescaleITCase {
         assertThat(put.status()).as("PUT %s: %s", path, put.text()).isEqualTo(200);
     }
 
-    private static StreamExecutionEnvironment countPerKey(String runId) {
+    private static StreamExecutionEnvironment countPerKey(String runId, boolean unaligned) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        if (unaligned) {
+            config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            config.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(4);
-        RhinoStreams.keyBy(
-                        Events.stream(env, "events", 5, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
-                                .uid("events"),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        var counts =
+                RhinoStreams.keyBy(
+                                Events.stream(
+                                                env,
+                                                "events",
+                                                5,
+                                                EVENTS,
+                                                5,
+                                                KEYS,
+                                                EVENTS_PER_SECOND,
+                                                1)
+                                        .uid("events"),
+                                new ShapeFunctions.ByKey(),
+                                RhinoKeyedStreamOptions.builder("counts").build())
+                        .process(new ShapeFunctions.CountPerKey());
+        if (unaligned) {
+            // a slow sink behind the keyed operators backs the gates' input channels up
+            counts.map(new Throttle<>(5, 2)).setParallelism(1).sinkTo(new ResultSink(runId));
+        } else {
+            counts.sinkTo(new ResultSink(runId)).uid("results");
+        }
         return env;
     }
 

@@ -288,4 +288,29 @@ final class RhinoClusters {
                     .isTrue();
         }
     }
+
+    /** The bytes in flight into the Rhino gates that the job's completed checkpoints persisted. */
+    static long persistedInFlightBytesOfGates(
+            org.apache.flink.runtime.minicluster.MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        var graph = miniCluster.getExecutionGraph(jobId).get();
+        List<org.apache.flink.runtime.jobgraph.JobVertexID> gates = new ArrayList<>();
+        graph.getAllVertices()
+                .forEach(
+                        (id, vertex) -> {
+                            if (vertex.getName().contains("(Rhino gate)")) {
+                                gates.add(id);
+                            }
+                        });
+        long bytes = 0;
+        for (var checkpoint : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+            if (checkpoint.getStatus().isCompleted()) {
+                for (var gate : gates) {
+                    var stats = checkpoint.getTaskStateStats(gate);
+                    bytes += stats == null ? 0 : stats.getPersistedDataStats();
+                }
+            }
+        }
+        return bytes;
+    }
 }

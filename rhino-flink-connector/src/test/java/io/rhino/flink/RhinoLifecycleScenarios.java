@@ -29,6 +29,7 @@ import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.flink.testjobs.TestPipelines.RhinoSetup;
+import io.rhino.flink.testjobs.Throttle;
 import io.rhino.flink.testjobs.Upserts;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverRejectedException;
@@ -273,7 +274,7 @@ abstract class RhinoLifecycleScenarios {
         RequestingClient client = RequestingClient.start(jobId);
         long gateBytes = 0;
         while (gateBytes == 0 && !isTerminal(miniCluster, jobId)) {
-            gateBytes = persistedInFlightBytesOfGates(miniCluster, jobId);
+            gateBytes = RhinoClusters.persistedInFlightBytesOfGates(miniCluster, jobId);
             Thread.sleep(50);
         }
         FailOnDemand.arm(runId);
@@ -392,49 +393,6 @@ abstract class RhinoLifecycleScenarios {
     }
 
     /** In-flight bytes the gates' tasks persisted, summed over the recent completed checkpoints. */
-    private static long persistedInFlightBytesOfGates(MiniCluster miniCluster, JobID jobId)
-            throws Exception {
-        var graph = miniCluster.getExecutionGraph(jobId).get();
-        List<org.apache.flink.runtime.jobgraph.JobVertexID> gates = new ArrayList<>();
-        graph.getAllVertices()
-                .forEach(
-                        (id, vertex) -> {
-                            if (vertex.getName().contains("(Rhino gate)")) {
-                                gates.add(id);
-                            }
-                        });
-        long bytes = 0;
-        for (var checkpoint : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
-            if (checkpoint.getStatus().isCompleted()) {
-                for (var gate : gates) {
-                    var stats = checkpoint.getTaskStateStats(gate);
-                    bytes += stats == null ? 0 : stats.getPersistedDataStats();
-                }
-            }
-        }
-        return bytes;
-    }
-
-    /** Sleeps {@code millis} every {@code records} records: a slow consumer. */
-    private static final class Throttle<T> implements MapFunction<T, T> {
-        private final int records;
-        private final long millis;
-        private long seen;
-
-        Throttle(int records, long millis) {
-            this.records = records;
-            this.millis = millis;
-        }
-
-        @Override
-        public T map(T value) throws InterruptedException {
-            if (++seen % records == 0) {
-                Thread.sleep(millis);
-            }
-            return value;
-        }
-    }
-
     /**
      * A handover still shipping when the bounded input ends completes: each router ends its output
      * with an element the gates count as its marker. The job may not restart at all. With

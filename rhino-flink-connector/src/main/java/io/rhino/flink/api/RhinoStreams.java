@@ -108,7 +108,8 @@ public final class RhinoStreams {
                 new DataStream<>(
                                 routed.getExecutionEnvironment(),
                                 new PartitionTransformation<>(
-                                        routed.getTransformation(), new ChannelPartitioner<T>()))
+                                        routed.getTransformation(),
+                                        new ChannelPartitioner<>(keySelector, spec.layout())))
                         .transform(
                                 spec.name() + " (Rhino gate)",
                                 type,

@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.function.LongSupplier;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.groups.AbstractMetricGroup;
 
 /**
  * Publishes a handover manager's figures in the gate coordinator's Flink metric group (group {@code
@@ -32,7 +33,12 @@ final class HandoverMetricsReporter {
 
     private HandoverMetricsReporter() {}
 
-    static void register(MetricGroup coordinatorGroup, OperatorReadModel operator) {
+    /**
+     * Registers the operator's metrics in a group of their own, which {@link #unregister} closes
+     * when the coordinator closes: a rescale by the adaptive scheduler builds new coordinators
+     * under the same coordinator group, whose metrics must then be the new hub's.
+     */
+    static MetricGroup register(MetricGroup coordinatorGroup, OperatorReadModel operator) {
         HandoverManager manager = operator.manager().orElseThrow();
         MetricGroup group = coordinatorGroup.addGroup("rhino");
         group.gauge(
@@ -62,6 +68,14 @@ final class HandoverMetricsReporter {
             group.gauge(
                     "lastHandover" + camel(phase) + "Ms",
                     () -> manager.metrics().lastPhaseDurationsMillis().getOrDefault(phase, -1L));
+        }
+        return group;
+    }
+
+    /** Removes the metrics {@link #register} added (a no-op for a group Flink did not make). */
+    static void unregister(MetricGroup group) {
+        if (group instanceof AbstractMetricGroup<?> flinkGroup) {
+            flinkGroup.close();
         }
     }
 

@@ -27,6 +27,7 @@ import io.rhino.handover.HandoverManagerOptions;
 import io.rhino.handover.ShippedVnode;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
@@ -52,6 +53,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     private final int routerParallelism;
     private final RhinoRuntimeSettings settings;
     private final OperatorServing serving;
+    private MetricGroup metrics; // the operator's, once started
     private RhinoOperatorHub hub;
     private HandoverManager manager;
     private RoutingTable restoredTable;
@@ -95,11 +97,14 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             restoredTable = null;
         }
         RhinoHandovers.register(hub, serving);
-        HandoverMetricsReporter.register(context.metricGroup(), hub.view());
+        metrics = HandoverMetricsReporter.register(context.metricGroup(), hub.view());
     }
 
     @Override
     public void close() {
+        if (metrics != null) {
+            HandoverMetricsReporter.unregister(metrics);
+        }
         if (hub != null) {
             RhinoHandovers.unregister(hub);
             hub.close();

@@ -14,8 +14,12 @@
 
 package io.rhino.flink.routing;
 
+import io.rhino.core.routing.RescaleAssignment;
+import io.rhino.core.routing.VnodeLayout;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
 import org.apache.flink.runtime.plugable.SerializationDelegate;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
@@ -26,17 +30,44 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * checkpoints for {@code partitionCustom} edges, and this edge is the job's shuffle, where
  * unaligned checkpoints matter most. In-flight elements persisted by an unaligned checkpoint are
  * replayed into the channel their router chose; gates ignore replayed handover markers that
- * contradict the restored routing table (see {@code GateHandover}). Rhino refuses parallelism
- * changes of routers and gates, so the in-flight data is never redistributed; the mappers below
- * only name what Flink would otherwise do.
+ * contradict the restored routing table (see {@code GateHandover}).
+ *
+ * <p>At a restore at another parallelism Flink hands every new gate all in-flight elements ({@link
+ * SubtaskStateMapper#FULL}) and keeps, at each, those a {@link #copy()} of this partitioner selects
+ * for it. Those elements were routed by the old table; the copy selects the owner of the record's
+ * vnode in the rescaled one ({@link RescaleAssignment}), which is what the restored gates own.
+ * Flink copies a partitioner only for that filter; the routers' writers use a serialized clone.
  */
 public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<T>> {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
+
+    private final KeySelector<T, ?> keySelector;
+    private final VnodeLayout layout;
+    private final boolean filtersRescaledState;
+
+    /**
+     * @param keySelector the Rhino keyed stream's key selector
+     * @param layout the operator's vnodes: those of the state an unaligned checkpoint restores
+     */
+    public ChannelPartitioner(KeySelector<T, ?> keySelector, VnodeLayout layout) {
+        this(keySelector, layout, false);
+    }
+
+    private ChannelPartitioner(
+            KeySelector<T, ?> keySelector, VnodeLayout layout, boolean filtersRescaledState) {
+        this.keySelector = keySelector;
+        this.layout = layout;
+        this.filtersRescaledState = filtersRescaledState;
+    }
 
     @Override
     public int selectChannel(SerializationDelegate<StreamRecord<RhinoElement<T>>> record) {
-        int channel = record.getInstance().getValue().channel();
+        RhinoElement<T> element = record.getInstance().getValue();
+        if (filtersRescaledState) {
+            return rescaledOwnerOf(element);
+        }
+        int channel = element.channel();
         if (channel < 0 || channel >= numberOfChannels) {
             throw new IllegalStateException(
                     "Rhino router chose channel "
@@ -49,9 +80,26 @@ public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<
         return channel;
     }
 
+    private int rescaledOwnerOf(RhinoElement<T> element) {
+        if (element.isMarker() || element.isRouterEnded()) {
+            // markers are stale after the restore and ignored; keep each at one gate
+            return Math.floorMod(element.channel(), numberOfChannels);
+        }
+        try {
+            int keyGroup =
+                    KeyGroupRangeAssignment.assignToKeyGroup(
+                            keySelector.getKey(element.value()), layout.numKeyGroups());
+            return RescaleAssignment.ownerOf(
+                    layout, numberOfChannels, layout.vnodeOfKeyGroup(keyGroup));
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "The key of a record in flight at the restored checkpoint cannot be read", e);
+        }
+    }
+
     @Override
     public StreamPartitioner<RhinoElement<T>> copy() {
-        return new ChannelPartitioner<>();
+        return new ChannelPartitioner<>(keySelector, layout, true);
     }
 
     @Override

@@ -18,7 +18,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
@@ -30,7 +29,6 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.flink.testjobs.Throttle;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -106,24 +104,24 @@ class AdaptiveSchedulerRescaleITCase {
     private void rescaleDownAndUp(
             RestClusterClient<?> client, MiniCluster miniCluster, boolean unaligned)
             throws Exception {
-        List<String> reference = plainFlinkCounts();
+        List<String> reference = CountPerKeyRuns.plainFlink(5, EVENTS, KEYS);
         String runId = "adaptive-" + unaligned + "-" + UUID.randomUUID();
         JobClient job = countPerKey(runId, unaligned).executeAsync("adaptive-rescale");
         JobID jobId = job.getJobID();
         RestCalls flink = new RestCalls(client.getWebInterfaceURL().replaceAll("/$", ""), null);
 
-        RoutingTable atFour = scatter(awaitParallelism(jobId, 4));
+        RoutingTable atFour = CountPerKeyRuns.scatter(awaitParallelism(jobId, 4));
         if (unaligned) {
             awaitRecordsInFlight(miniCluster, jobId);
         }
         requireParallelism(flink, jobId, 2);
-        RoutingTable atTwo = scatter(awaitParallelism(jobId, 2));
+        RoutingTable atTwo = CountPerKeyRuns.scatter(awaitParallelism(jobId, 2));
         assertThat(atTwo.layout()).as("vnodes after scaling down").isEqualTo(atFour.layout());
         if (unaligned) {
             awaitRecordsInFlight(miniCluster, jobId);
         }
         requireParallelism(flink, jobId, 4);
-        RoutingTable backAtFour = scatter(awaitParallelism(jobId, 4));
+        RoutingTable backAtFour = CountPerKeyRuns.scatter(awaitParallelism(jobId, 4));
         assertThat(backAtFour.layout()).as("vnodes after scaling up").isEqualTo(atFour.layout());
 
         job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
@@ -175,20 +173,6 @@ class AdaptiveSchedulerRescaleITCase {
         }
     }
 
-    /** A live handover at the current parallelism: vnode 0 to the last subtask (or to 0). */
-    private static RoutingTable scatter(HandoverManager manager) throws Exception {
-        RoutingTable table = manager.routingTable();
-        int last = table.parallelism() - 1;
-        int owner = table.ownerOf(0);
-        HandoverResult moved =
-                manager.handover(List.of(new VnodeMove(0, owner, owner == last ? 0 : last)))
-                        .get(60, TimeUnit.SECONDS);
-        assertThat(moved.outcome())
-                .as("handover: %s", moved)
-                .isEqualTo(HandoverResult.Outcome.COMPLETED);
-        return manager.routingTable();
-    }
-
     /** Sets the upper bound of every vertex but the source's (parallelism 1) to {@code n}. */
     private static void requireParallelism(RestCalls flink, JobID jobId, int n) throws Exception {
         String path = "/jobs/" + jobId + "/resource-requirements";
@@ -237,19 +221,5 @@ class AdaptiveSchedulerRescaleITCase {
             counts.sinkTo(new ResultSink(runId)).uid("results");
         }
         return env;
-    }
-
-    private static List<String> plainFlinkCounts() throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(
-                        RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(2);
-        String runId = "adaptive-reference-" + UUID.randomUUID();
-        Events.stream(env, "events", 5, EVENTS, 5, KEYS, 0, 1)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId));
-        env.execute("adaptive-reference");
-        return ResultSink.take(runId);
     }
 }

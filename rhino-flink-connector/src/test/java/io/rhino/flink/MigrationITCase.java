@@ -17,8 +17,6 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rhino.core.handover.VnodeMove;
-import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
@@ -28,7 +26,6 @@ import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,7 +74,7 @@ class MigrationITCase {
     @ParameterizedTest(name = "from keyBy on {0}")
     @ValueSource(strings = {"rocksdb", "hashmap"})
     void aKeyByJobsSavepointContinuesInRhino(String flinkBackend) throws Exception {
-        List<String> reference = plainFlinkCounts();
+        List<String> reference = CountPerKeyRuns.plainFlink(11, EVENTS, KEYS);
         String runId = "migrate-in-" + flinkBackend + "-" + UUID.randomUUID();
 
         Configuration plain = RhinoClusters.jobConfig(Mode.PLAIN);
@@ -108,7 +105,7 @@ class MigrationITCase {
         JobClient rhino = after.executeAsync("rhino");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
-        scatter(manager);
+        CountPerKeyRuns.scatter(manager);
         new RandomHandovers(rhino.getJobID(), List.of("counts"), 3)
                 .assertOwnershipMatches("counts", manager.routingTable());
         rhino.getJobExecutionResult().get(120, TimeUnit.SECONDS);
@@ -161,7 +158,7 @@ class MigrationITCase {
     @ParameterizedTest(name = "into keyBy on {0}")
     @ValueSource(strings = {"rocksdb"})
     void aRhinoJobsSavepointContinuesOnKeyBy(String flinkBackend) throws Exception {
-        List<String> reference = plainFlinkCounts();
+        List<String> reference = CountPerKeyRuns.plainFlink(11, EVENTS, KEYS);
         String runId = "migrate-out-" + UUID.randomUUID();
 
         StreamExecutionEnvironment before =
@@ -177,7 +174,7 @@ class MigrationITCase {
         JobClient rhino = before.executeAsync("rhino");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
-        scatter(manager);
+        CountPerKeyRuns.scatter(manager);
         int keyGroups = manager.routingTable().layout().numKeyGroups();
         String savepoint = stopWhenRunning(rhino);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
@@ -212,17 +209,6 @@ class MigrationITCase {
                 .get(60, TimeUnit.SECONDS);
     }
 
-    /** Moves vnode 0 to the last subtask, so ownership no longer follows the initial blocks. */
-    private static void scatter(HandoverManager manager) throws Exception {
-        RoutingTable table = manager.routingTable();
-        int last = table.parallelism() - 1;
-        int owner = table.ownerOf(0);
-        HandoverResult moved =
-                manager.handover(List.of(new VnodeMove(0, owner, owner == last ? 0 : last)))
-                        .get(60, TimeUnit.SECONDS);
-        assertThat(moved.outcome()).as("%s", moved).isEqualTo(HandoverResult.Outcome.COMPLETED);
-    }
-
     private static StreamExecutionEnvironment environment(
             Configuration config, int parallelism, String savepoint) {
         config.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
@@ -235,19 +221,5 @@ class MigrationITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
         return env;
-    }
-
-    private static List<String> plainFlinkCounts() throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(
-                        RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(2);
-        String runId = "migration-reference-" + UUID.randomUUID();
-        Events.stream(env, "events", 11, EVENTS, 5, KEYS, 0, 1)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId));
-        env.execute("migration-reference");
-        return ResultSink.take(runId);
     }
 }

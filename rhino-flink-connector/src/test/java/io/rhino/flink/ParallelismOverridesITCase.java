@@ -65,7 +65,7 @@ class ParallelismOverridesITCase {
     @Test
     void routerAndGateRunAtTheirOverriddenParallelism(@InjectMiniCluster MiniCluster cluster)
             throws Exception {
-        List<String> reference = plainFlinkCounts();
+        List<String> reference = CountPerKeyRuns.plainFlink(9, EVENTS, KEYS);
         String runId = "overrides-" + UUID.randomUUID();
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(
@@ -114,19 +114,5 @@ class ParallelismOverridesITCase {
             }
         }
         throw new AssertionError("no vertex with '" + operatorSuffix + "' in " + job);
-    }
-
-    private static List<String> plainFlinkCounts() throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(
-                        RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(2);
-        String runId = "overrides-reference-" + UUID.randomUUID();
-        Events.stream(env, "events", 9, EVENTS, 5, KEYS, 0, 1)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId));
-        env.execute("overrides-reference");
-        return ResultSink.take(runId);
     }
 }

@@ -16,7 +16,6 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
@@ -28,7 +27,6 @@ import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,7 +90,7 @@ class RestoreAtAnotherParallelismITCase {
     @MethodSource("rescales")
     void restoresEveryVnodeAtTheNewParallelism(Restore restore, int before, int after)
             throws Exception {
-        List<String> reference = plainFlinkCounts();
+        List<String> reference = CountPerKeyRuns.plainFlink(3, EVENTS, KEYS);
         String runId = "rescale-" + restore + "-" + before + "-" + after + "-" + UUID.randomUUID();
 
         JobClient first = countPerKey(environment(before, null), runId).executeAsync("before");
@@ -102,7 +100,7 @@ class RestoreAtAnotherParallelismITCase {
         assertThat(initial.layout().numVnodes())
                 .as("default vnode count at %d subtasks", before)
                 .isEqualTo(4 * before);
-        scatter(manager);
+        CountPerKeyRuns.scatter(manager);
         RoutingTable stopped = manager.routingTable();
         String restorePath = stop(first, restore);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
@@ -120,7 +118,7 @@ class RestoreAtAnotherParallelismITCase {
         RandomHandovers handovers = new RandomHandovers(second.getJobID(), List.of("counts"), 11);
         handovers.assertOwnershipMatches("counts", table);
         if (after > 1) {
-            scatter(restored);
+            CountPerKeyRuns.scatter(restored);
             handovers.assertOwnershipMatches("counts", restored.routingTable());
         }
         second.getJobExecutionResult().get(120, TimeUnit.SECONDS);
@@ -136,18 +134,6 @@ class RestoreAtAnotherParallelismITCase {
         } else {
             Multisets.assertSameMultiset("counts across the rescale", reference, output);
         }
-    }
-
-    /** Moves vnode 0 to the last subtask, so that ownership no longer follows the blocks. */
-    private static void scatter(HandoverManager manager) throws Exception {
-        RoutingTable table = manager.routingTable();
-        int last = table.parallelism() - 1;
-        int owner = table.ownerOf(0);
-        int target = owner == last ? 0 : last;
-        HandoverResult moved =
-                manager.handover(List.of(new VnodeMove(0, owner, target)))
-                        .get(60, TimeUnit.SECONDS);
-        assertThat(moved.outcome()).isEqualTo(HandoverResult.Outcome.COMPLETED);
     }
 
     private String stop(JobClient job, Restore restore) throws Exception {
@@ -211,19 +197,5 @@ class RestoreAtAnotherParallelismITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(parallelism);
         return env;
-    }
-
-    private static List<String> plainFlinkCounts() throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(
-                        RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(2);
-        String runId = "rescale-reference-" + UUID.randomUUID();
-        Events.stream(env, "events", 3, EVENTS, 5, KEYS, 0, 1)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId));
-        env.execute("rescale-reference");
-        return ResultSink.take(runId);
     }
 }

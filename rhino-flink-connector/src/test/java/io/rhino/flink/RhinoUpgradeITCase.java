@@ -163,7 +163,7 @@ class RhinoUpgradeITCase {
      * activeAfter} active subtasks.
      */
     private void upgrade(int activeBefore, boolean handover, int activeAfter) throws Exception {
-        List<String> reference = plainFlinkCounts();
+        List<String> reference = CountPerKeyRuns.plainFlink(1, EVENTS, 13);
         String runId = "upgrade-" + UUID.randomUUID();
 
         StreamExecutionEnvironment v1 = environment(null);
@@ -252,19 +252,5 @@ class RhinoUpgradeITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(2);
         return env;
-    }
-
-    private static List<String> plainFlinkCounts() throws Exception {
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.getExecutionEnvironment(
-                        RhinoClusters.jobConfig(Mode.PLAIN));
-        env.setParallelism(2);
-        String runId = "upgrade-reference-" + UUID.randomUUID();
-        Events.stream(env, "events", 1, EVENTS, 5, 13, 0, 1)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId));
-        env.execute("upgrade-reference");
-        return ResultSink.take(runId);
     }
 }

@@ -1,0 +1,69 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
+import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * What the rescale, upgrade and migration tests share: plain Flink's counts per key of {@link
+ * Events}, the reference every Rhino run is compared with, and a handover that scatters vnodes.
+ */
+final class CountPerKeyRuns {
+
+    private CountPerKeyRuns() {}
+
+    /** The lines plain Flink's {@code keyBy} writes counting {@code events} events per key. */
+    static List<String> plainFlink(long seed, long events, int keys) throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(
+                        RhinoClusters.jobConfig(Mode.PLAIN));
+        env.setParallelism(2);
+        String runId = "reference-" + UUID.randomUUID();
+        Events.stream(env, "events", seed, events, 5, keys, 0, 1)
+                .keyBy(new ShapeFunctions.ByKey())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        env.execute("reference");
+        return ResultSink.take(runId);
+    }
+
+    /**
+     * Moves vnode 0 to the last subtask (or to subtask 0 from there), so that ownership no longer
+     * follows the table's blocks; returns the table after it.
+     */
+    static RoutingTable scatter(HandoverManager manager) throws Exception {
+        RoutingTable table = manager.routingTable();
+        int last = table.parallelism() - 1;
+        int owner = table.ownerOf(0);
+        HandoverResult moved =
+                manager.handover(List.of(new VnodeMove(0, owner, owner == last ? 0 : last)))
+                        .get(60, TimeUnit.SECONDS);
+        assertThat(moved.outcome()).as("%s", moved).isEqualTo(HandoverResult.Outcome.COMPLETED);
+        return manager.routingTable();
+    }
+}

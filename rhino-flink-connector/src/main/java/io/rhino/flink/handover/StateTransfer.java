@@ -23,8 +23,10 @@ import java.io.Serializable;
  * How a vnode's state gets from the origin subtask to the target subtask during a handover. The
  * origin calls {@link #ship} once it is aligned; the payload travels to the target through the
  * coordinator, and the target calls {@link #install}. Implementations: {@link
- * LocalDirectoryStateTransfer} (TaskManagers on one machine); replication will add one that finds
- * the state already on the target's disk.
+ * LocalDirectoryStateTransfer} (TaskManagers on one machine), {@link DfsStateTransfer} (through a
+ * Hadoop file system, the replication mode {@code dfs}) and the replication package's
+ * PeerStateTransfer (the target TaskManager's replica store, which already holds most of the
+ * state); the gate chooses one from the replication mode.
  *
  * <p>A gate ships (or installs) several vnodes at once, each on its own thread: implementations
  * must allow concurrent calls for different vnodes of one backend.

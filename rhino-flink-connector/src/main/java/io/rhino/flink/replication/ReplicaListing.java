@@ -106,6 +106,11 @@ public record ReplicaListing(long completedCheckpoint, long departedAt, List<Str
         return operatorPrefix + "/vnode-" + vnode;
     }
 
+    /** The RocksDB file name of a file a listing names (its path within the vnode's replica). */
+    static String fileName(String listed) {
+        return listed.substring(listed.lastIndexOf('/') + 1);
+    }
+
     /** A replica path that is a listing or a departure notice, split into its parts. */
     public record Location(String vnodeDirectory, long checkpoint, boolean departure) {}
 

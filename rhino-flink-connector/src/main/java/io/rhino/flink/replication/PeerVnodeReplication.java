@@ -20,13 +20,7 @@ import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
-import io.rhino.replication.RoundWait;
-import io.rhino.replication.WindowedRound;
-import java.io.IOException;
-import java.lang.ref.WeakReference;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -37,10 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.util.FileUtils;
 import org.slf4j.Logger;
@@ -59,20 +49,11 @@ import org.slf4j.LoggerFactory;
 public final class PeerVnodeReplication implements VnodeReplication {
 
     private static final Logger LOG = LoggerFactory.getLogger(PeerVnodeReplication.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
-
-    /**
-     * A vnode's files in flight at once in a replication round: enough to keep a disk and a link
-     * busy (the replication benchmark measured 4 no slower than all at once), few enough that files
-     * complete one after another and a round cut short keeps what it stored.
-     */
-    static final int FILES_AT_ONCE = 4;
 
     private final ReplicationService service;
     private final List<PeerAddress> chain;
     private final String prefix;
     private final Path captureRoot;
-    private final long timeoutMillis;
     private final Listener listener;
 
     /** Told of every replication round: replicated or failed. */
@@ -93,33 +74,15 @@ public final class PeerVnodeReplication implements VnodeReplication {
         }
     }
 
-    /**
-     * @param confirmed whether a round of this chain stored the files; a {@linkplain #seed seeded}
-     *     guess is not, until the next round (a member lacking a file refuses its listing then, and
-     *     the round sends everything)
-     */
-    private record Held(WeakReference<Object> instance, HeldFiles files, boolean confirmed) {}
-
-    // Per vnode; replaced (never changed) by the asynchronous phases, one round at a time, and
-    // read by handovers in the task thread. A vnode that moved away and back is a new RocksDB
-    // instance whose file names may repeat with other contents: a new instance starts from nothing.
-    private final Map<Integer, Held> replicatedSst = new ConcurrentHashMap<>();
+    private final ChainHeldFiles held = new ChainHeldFiles();
+    private final DepartureNotices departures;
+    private final RetirementNotices retirements;
+    private final VnodeChainRound vnodeRound;
 
     // one replication round at a time
     private final Object rounds = new Object();
 
-    // vnodes whose copies the chain holds but this subtask no longer has, and the first
-    // checkpoint without them; written under rounds
-    private final Map<Integer, Long> departedAt = new ConcurrentHashMap<>();
-
     private volatile long lastCompletedCheckpoint = -1;
-
-    // former holders of this subtask's copies outside the chain, and the vnodes they may hold;
-    // told to drop them once the chain holds a completed checkpoint; written under rounds
-    private volatile Set<PeerAddress> retiredMembers = Set.of();
-    private volatile Set<Integer> retiredVnodes = Set.of();
-    // the first checkpoint this chain replicated, -1 before; guarded by rounds
-    private long firstReplicated = -1;
 
     /**
      * @param prefix the job and operator part of replica paths, already safe ({@link #segment})
@@ -137,7 +100,16 @@ public final class PeerVnodeReplication implements VnodeReplication {
         this.chain = List.copyOf(chain);
         this.prefix = prefix;
         this.captureRoot = captureRoot;
-        this.timeoutMillis = timeoutMillis;
+        this.departures = new DepartureNotices(service, this.chain, prefix, timeoutMillis, held);
+        this.retirements = new RetirementNotices(service, prefix);
+        this.vnodeRound =
+                new VnodeChainRound(
+                        service,
+                        this.chain,
+                        prefix,
+                        timeoutMillis,
+                        held,
+                        () -> lastCompletedCheckpoint);
     }
 
     public List<PeerAddress> chain() {
@@ -155,10 +127,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
      * without them.
      */
     public Optional<HeldFiles> heldOf(int vnode, Object instance) {
-        Held held = replicatedSst.get(vnode);
-        return held != null && held.confirmed() && held.instance().get() == instance
-                ? Optional.of(held.files())
-                : Optional.empty();
+        return held.confirmedOf(vnode, instance);
     }
 
     /** The job and operator part of replica paths. */
@@ -168,9 +137,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
 
     @Override
     public void seed(int vnode, Object instance, String directory, Set<String> sstFiles) {
-        replicatedSst.putIfAbsent(
-                vnode,
-                new Held(new WeakReference<>(instance), new HeldFiles(directory, sstFiles), false));
+        held.seed(vnode, instance, new HeldFiles(directory, sstFiles));
     }
 
     @Override
@@ -183,12 +150,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
             }
         }
         synchronized (rounds) {
-            Set<PeerAddress> all = new LinkedHashSet<>(retiredMembers);
-            all.addAll(members);
-            Set<Integer> allVnodes = new TreeSet<>(retiredVnodes);
-            allVnodes.addAll(vnodes);
-            retiredMembers = all;
-            retiredVnodes = allVnodes;
+            retirements.add(members, vnodes);
         }
     }
 
@@ -199,12 +161,12 @@ public final class PeerVnodeReplication implements VnodeReplication {
     public void handOver(PeerVnodeReplication next) {
         // read without waiting for a round in flight (the task thread calls this); a vnode that
         // round adds is retired by the next chain change at the latest
-        Set<Integer> vnodes = new TreeSet<>(replicatedSst.keySet());
-        vnodes.addAll(departedAt.keySet());
-        vnodes.addAll(retiredVnodes);
+        Set<Integer> vnodes = new TreeSet<>(held.vnodes());
+        vnodes.addAll(departures.vnodes());
+        vnodes.addAll(retirements.vnodes());
         List<String> members = new ArrayList<>();
         chain.forEach(member -> members.add(member.toString()));
-        retiredMembers.forEach(member -> members.add(member.toString()));
+        retirements.members().forEach(member -> members.add(member.toString()));
         next.retire(members, vnodes);
     }
 
@@ -294,20 +256,18 @@ public final class PeerVnodeReplication implements VnodeReplication {
                     FileLinks.linkDirectory(flinks.getValue(), byVnode.get(flinks.getKey()));
                 }
                 synchronized (rounds) {
-                    for (int vnode : replicatedSst.keySet()) {
-                        if (!byVnode.containsKey(vnode)) {
-                            departedAt.putIfAbsent(vnode, checkpointId);
-                        }
-                    }
-                    departedAt.keySet().removeAll(byVnode.keySet());
+                    departures.checkpointHas(checkpointId, byVnode.keySet());
                     for (Map.Entry<Integer, Path> vnode : byVnode.entrySet()) {
-                        bytes += replicateVnode(vnode.getKey(), vnode.getValue());
+                        bytes +=
+                                vnodeRound.replicate(
+                                        checkpointId,
+                                        vnode.getKey(),
+                                        instances.get(vnode.getKey()),
+                                        vnode.getValue());
                     }
-                    announceDepartures();
-                    if (firstReplicated < 0) {
-                        firstReplicated = checkpointId;
-                    }
-                    announceRetirements();
+                    departures.announce(checkpointId, lastCompletedCheckpoint, directory);
+                    retirements.replicated(checkpointId);
+                    retirements.announce(checkpointId, lastCompletedCheckpoint, directory);
                 }
             } catch (Exception e) {
                 listener.failed(checkpointId, e);
@@ -321,189 +281,6 @@ public final class PeerVnodeReplication implements VnodeReplication {
                     byVnode.keySet(),
                     chain,
                     (System.nanoTime() - started) / 1_000_000);
-        }
-
-        /**
-         * Tells the chain which vnodes left this subtask before the last completed checkpoint, so
-         * it drops their copies. Best effort: a failed notice is sent again next time.
-         */
-        private void announceDepartures() throws Exception {
-            long completed = lastCompletedCheckpoint;
-            for (Map.Entry<Integer, Long> departed : new ArrayList<>(departedAt.entrySet())) {
-                int vnode = departed.getKey();
-                if (completed < departed.getValue()) {
-                    continue;
-                }
-                Path notice =
-                        Files.createDirectories(directory).resolve("departed-" + vnode + ".local");
-                ReplicaListing.departure(completed, departed.getValue()).write(notice);
-                String base = ReplicaListing.vnodeDirectory(prefix, vnode);
-                try {
-                    RoundWait.await(
-                            service.replicate(
-                                    notice,
-                                    ReplicaListing.departurePath(base, checkpointId),
-                                    chain),
-                            timeoutMillis);
-                    departedAt.remove(vnode);
-                    replicatedSst.remove(vnode);
-                } catch (ExecutionException | TimeoutException e) {
-                    LOG.warn(
-                            "Checkpoint {}: could not tell {} that vnode {} left; retrying next"
-                                    + " checkpoint: {}",
-                            checkpointId,
-                            chain,
-                            vnode,
-                            e.getCause() == null ? e.toString() : e.getCause().getMessage());
-                }
-            }
-        }
-
-        /**
-         * Once this chain holds a completed checkpoint, tells the former holders outside it to drop
-         * this subtask's old copies: a departure notice per vnode as of the chain's first
-         * checkpoint, so copies that another subtask made since stay. Best effort, without waiting:
-         * a former holder is often a TaskManager that is gone.
-         */
-        private void announceRetirements() throws IOException {
-            long completed = lastCompletedCheckpoint;
-            if (retiredMembers.isEmpty() || completed < firstReplicated) {
-                return;
-            }
-            for (int vnode : retiredVnodes) {
-                Path notice =
-                        Files.createDirectories(directory).resolve("retired-" + vnode + ".local");
-                ReplicaListing.departure(completed, firstReplicated).write(notice);
-                String path =
-                        ReplicaListing.departurePath(
-                                ReplicaListing.vnodeDirectory(prefix, vnode), checkpointId);
-                for (PeerAddress member : retiredMembers) {
-                    service.replicate(notice, path, List.of(member))
-                            .whenComplete(
-                                    (ok, failure) -> {
-                                        if (failure != null) {
-                                            LOG.info(
-                                                    "Former replica holder {} of vnode {} was not"
-                                                            + " told to drop it: {}",
-                                                    member,
-                                                    vnode,
-                                                    failure.getMessage());
-                                        }
-                                    });
-                }
-            }
-            LOG.info(
-                    "Checkpoint {}: told former replica holders {} to drop the copies of vnodes {}",
-                    checkpointId,
-                    retiredMembers,
-                    retiredVnodes);
-            retiredMembers = Set.of();
-            retiredVnodes = Set.of();
-        }
-
-        /** Sends what the chain lacks of one vnode, then its listing; returns the bytes sent. */
-        private long replicateVnode(int vnode, Path captured) throws Exception {
-            String base = ReplicaListing.vnodeDirectory(prefix, vnode);
-            WeakReference<Object> instance = new WeakReference<>(instances.get(vnode));
-            Held held = replicatedSst.get(vnode);
-            String directory =
-                    held != null && held.instance().get() == instance.get()
-                            ? held.files().directory()
-                            : "i-" + Long.toHexString(RANDOM.nextLong());
-            Set<String> alreadyHeld =
-                    held != null && held.instance().get() == instance.get()
-                            ? held.files().sstFiles()
-                            : Set.of();
-            List<Path> files;
-            try (Stream<Path> list = Files.list(captured)) {
-                files = list.sorted().toList();
-            }
-            // SST files every member stored in this round, kept if the round fails
-            Set<String> stored = ConcurrentHashMap.newKeySet();
-            try {
-                long sent = send(base, directory, alreadyHeld, files, captured, stored);
-                Set<String> nowHeld = new TreeSet<>();
-                files.stream()
-                        .map(f -> f.getFileName().toString())
-                        .filter(name -> name.endsWith(".sst"))
-                        .forEach(nowHeld::add);
-                replicatedSst.put(
-                        vnode, new Held(instance, new HeldFiles(directory, nowHeld), true));
-                return sent;
-            } catch (Exception e) {
-                // What the whole chain stored stays, so a vnode whose new files take longer than
-                // one round gets further with each round. Unconfirmed, like a seed: a member that
-                // lost a file refuses the next listing and that round sends everything, and a
-                // handover meanwhile ships everything.
-                Set<String> kept = new TreeSet<>(alreadyHeld);
-                kept.addAll(stored);
-                replicatedSst.put(vnode, new Held(instance, new HeldFiles(directory, kept), false));
-                throw e;
-            }
-        }
-
-        private long send(
-                String base,
-                String directory,
-                Set<String> alreadyHeld,
-                List<Path> files,
-                Path captured,
-                Set<String> stored)
-                throws Exception {
-            Map<String, Path> toSend = new LinkedHashMap<>();
-            List<String> listed = new ArrayList<>();
-            for (Path file : files) {
-                String name = file.getFileName().toString();
-                if (name.endsWith(".sst")) {
-                    String inVnode = directory + "/" + name;
-                    listed.add(inVnode);
-                    if (!alreadyHeld.contains(name)) {
-                        toSend.put(base + "/" + inVnode, file);
-                    }
-                } else {
-                    String inVnode = "chk-" + checkpointId + "/" + PathSegment.of(name);
-                    listed.add(inVnode);
-                    toSend.put(base + "/" + inVnode, file);
-                }
-            }
-            long bytes = 0;
-            for (Path file : toSend.values()) {
-                bytes += Files.size(file);
-            }
-            WindowedRound.replicate(
-                    service,
-                    toSend,
-                    chain,
-                    FILES_AT_ONCE,
-                    timeoutMillis,
-                    path -> {
-                        // an SST's replica path ends with its name; metadata files never end .sst
-                        if (path.endsWith(".sst")) {
-                            stored.add(path.substring(path.lastIndexOf('/') + 1));
-                        }
-                    });
-            Path listingFile = captured.resolve(ReplicaListing.NAME + ".local");
-            ReplicaListing.of(lastCompletedCheckpoint, listed).write(listingFile);
-            try {
-                RoundWait.await(
-                        service.replicate(
-                                listingFile, ReplicaListing.path(base, checkpointId), chain),
-                        timeoutMillis);
-            } catch (ExecutionException e) {
-                if (alreadyHeld.isEmpty()) {
-                    throw e;
-                }
-                // a member lacks files this instance sent before (it dropped them or is new)
-                LOG.info(
-                        "Checkpoint {}: the chain {} refused the replica of {} ({}); sending all"
-                                + " its files again",
-                        checkpointId,
-                        chain,
-                        base,
-                        e.getCause() == null ? e.toString() : e.getCause().getMessage());
-                return bytes + send(base, directory, Set.of(), files, captured, stored);
-            }
-            return bytes;
         }
 
         @Override

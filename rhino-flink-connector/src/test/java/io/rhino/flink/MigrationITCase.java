@@ -80,28 +80,19 @@ class MigrationITCase {
         Configuration plain = RhinoClusters.jobConfig(Mode.PLAIN);
         plain.set(StateBackendOptions.STATE_BACKEND, flinkBackend);
         StreamExecutionEnvironment before = environment(plain, 2, null);
-        events(before)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .uid("counts")
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        countOnKeyBy(before, runId, 0);
         JobClient keyBy = before.executeAsync("keyBy");
         String savepoint = stopWhenRunning(keyBy);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
 
         StreamExecutionEnvironment after =
                 environment(RhinoClusters.jobConfig(Mode.RHINO), 4, savepoint);
-        RhinoStreams.keyBy(
-                        events(after),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts")
-                                .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
-                                .build())
-                .process(new ShapeFunctions.CountPerKey())
-                .uid("counts")
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        countOnRhino(
+                after,
+                runId,
+                RhinoKeyedStreamOptions.builder("counts")
+                        .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
+                        .build());
         JobClient rhino = after.executeAsync("rhino");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
@@ -123,26 +114,17 @@ class MigrationITCase {
         String runId = "migrate-in-refused-" + UUID.randomUUID();
         StreamExecutionEnvironment before =
                 environment(RhinoClusters.jobConfig(Mode.PLAIN), 2, null);
-        events(before)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .uid("counts")
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        countOnKeyBy(before, runId, 0);
         String savepoint = stopWhenRunning(before.executeAsync("keyBy"));
 
         StreamExecutionEnvironment after =
                 environment(RhinoClusters.jobConfig(Mode.RHINO), 3, savepoint);
-        RhinoStreams.keyBy(
-                        events(after),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts")
-                                .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
-                                .build())
-                .process(new ShapeFunctions.CountPerKey())
-                .uid("counts")
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        countOnRhino(
+                after,
+                runId,
+                RhinoKeyedStreamOptions.builder("counts")
+                        .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
+                        .build());
         JobClient rhino = after.executeAsync("rhino-at-3");
         assertThatThrownBy(() -> rhino.getJobExecutionResult().get(60, TimeUnit.SECONDS))
                 .satisfies(
@@ -156,21 +138,14 @@ class MigrationITCase {
     }
 
     @ParameterizedTest(name = "into keyBy on {0}")
-    @ValueSource(strings = {"rocksdb"})
+    @ValueSource(strings = {"rocksdb", "hashmap"})
     void aRhinoJobsSavepointContinuesOnKeyBy(String flinkBackend) throws Exception {
         List<String> reference = CountPerKeyRuns.plainFlink(11, EVENTS, KEYS);
         String runId = "migrate-out-" + UUID.randomUUID();
 
         StreamExecutionEnvironment before =
                 environment(RhinoClusters.jobConfig(Mode.RHINO), 2, null);
-        RhinoStreams.keyBy(
-                        events(before),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").build())
-                .process(new ShapeFunctions.CountPerKey())
-                .uid("counts")
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        countOnRhino(before, runId, RhinoKeyedStreamOptions.builder("counts").build());
         JobClient rhino = before.executeAsync("rhino");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
@@ -184,17 +159,37 @@ class MigrationITCase {
         // Rhino's router and gate have no counterpart in a keyBy job
         plain.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
         StreamExecutionEnvironment after = environment(plain, 3, savepoint);
-        events(after)
-                .keyBy(new ShapeFunctions.ByKey())
-                .process(new ShapeFunctions.CountPerKey())
-                .setMaxParallelism(keyGroups)
-                .uid("counts")
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        countOnKeyBy(after, runId, keyGroups);
         after.execute("keyBy");
         output.addAll(ResultSink.take(runId));
 
         Multisets.assertSameMultiset("counts from Rhino into keyBy", reference, output);
+    }
+
+    /**
+     * Counts per key on Flink's {@code keyBy}, the keyed operator's uid "counts", at max
+     * parallelism {@code maxParallelism} (0: Flink's default).
+     */
+    private static void countOnKeyBy(
+            StreamExecutionEnvironment env, String runId, int maxParallelism) {
+        var counts =
+                events(env)
+                        .keyBy(new ShapeFunctions.ByKey())
+                        .process(new ShapeFunctions.CountPerKey());
+        if (maxParallelism > 0) {
+            counts.setMaxParallelism(maxParallelism);
+        }
+        counts.uid("counts").sinkTo(new ResultSink(runId)).uid("results");
+    }
+
+    /** The same counts through a Rhino keyed stream, its keyed operator's uid "counts" as well. */
+    private static void countOnRhino(
+            StreamExecutionEnvironment env, String runId, RhinoKeyedStreamOptions options) {
+        RhinoStreams.keyBy(events(env), new ShapeFunctions.ByKey(), options)
+                .process(new ShapeFunctions.CountPerKey())
+                .uid("counts")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
     }
 
     private static DataStream<Tuple3<Long, Long, Long>> events(StreamExecutionEnvironment env) {

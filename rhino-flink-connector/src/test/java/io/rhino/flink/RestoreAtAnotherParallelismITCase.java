@@ -23,6 +23,7 @@ import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
@@ -65,7 +66,9 @@ class RestoreAtAnotherParallelismITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers();
 
-    private static final long EVENTS = 15_000;
+    // more than either run emits at this rate: the first run cannot finish before it is stopped,
+    // the second is released to full speed once its handovers are done
+    private static final long EVENTS = 60_000;
     private static final double EVENTS_PER_SECOND = 1_000;
     private static final int KEYS = 40;
 
@@ -102,8 +105,9 @@ class RestoreAtAnotherParallelismITCase {
                 .isEqualTo(4 * before);
         CountPerKeyRuns.scatter(manager);
         RoutingTable stopped = manager.routingTable();
-        String restorePath = stop(first, restore);
+        String restorePath = stop(first, restore, runId);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
+        ReleasableRate.resume(runId);
 
         JobClient second =
                 countPerKey(environment(after, restorePath), runId).executeAsync("after");
@@ -121,6 +125,7 @@ class RestoreAtAnotherParallelismITCase {
             CountPerKeyRuns.scatter(restored);
             handovers.assertOwnershipMatches("counts", restored.routingTable());
         }
+        ReleasableRate.release(runId);
         second.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         List<String> afterRestore = ResultSink.take(runId);
         output.addAll(afterRestore);
@@ -136,8 +141,9 @@ class RestoreAtAnotherParallelismITCase {
         }
     }
 
-    private String stop(JobClient job, Restore restore) throws Exception {
+    private String stop(JobClient job, Restore restore, String runId) throws Exception {
         Thread.sleep(1_000); // some records and a checkpoint after the handover
+        ReleasableRate.pause(runId); // checkpoints go on; the source emits nothing more
         return switch (restore) {
             case CANONICAL_SAVEPOINT ->
                     job.stopWithSavepoint(
@@ -171,7 +177,15 @@ class RestoreAtAnotherParallelismITCase {
     private static StreamExecutionEnvironment countPerKey(
             StreamExecutionEnvironment env, String runId) {
         DataStream<Tuple3<Long, Long, Long>> events =
-                Events.stream(env, "events", 3, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
+                Events.stream(
+                                env,
+                                "events",
+                                3,
+                                EVENTS,
+                                5,
+                                KEYS,
+                                new ReleasableRate(runId, EVENTS_PER_SECOND),
+                                1)
                         .uid("events");
         RhinoStreams.keyBy(
                         events,

@@ -266,7 +266,29 @@ class TaskManagerKillCampaignITCase {
      */
     private static int[] startCrossTaskManagerMove(
             RemoteOperator operator, Random random, String requestId) throws Exception {
-        JsonNode view = operator.view();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            // a late failover of the previous kill refuses with 503 and "retry once the job
+            // runs": the client contract is to wait for the job and ask again
+            JsonNode view = operator.awaitRunning(-1, Duration.ofSeconds(120));
+            MoveRequest move = postCrossTaskManagerMove(operator, view, random, requestId);
+            RestCalls.Reply reply = move.reply();
+            if (reply.status() == 503 && System.nanoTime() < deadline) {
+                LOG.info(
+                        "Move {} refused during a failover, retrying: {}", requestId, reply.text());
+                continue;
+            }
+            assertThat(reply.status()).as(reply.text()).isEqualTo(202);
+            return new int[] {move.origin(), move.target()};
+        }
+    }
+
+    /** A move asked for over REST, between the TaskManagers of its origin and its target. */
+    private record MoveRequest(RestCalls.Reply reply, int origin, int target) {}
+
+    private static MoveRequest postCrossTaskManagerMove(
+            RemoteOperator operator, JsonNode view, Random random, String requestId)
+            throws Exception {
         int vnode = random.nextInt(VNODES);
         int origin = operator.taskManagerOf(view.at("/vnodes/" + vnode + "/taskmanager").asText());
         List<int[]> targets = new ArrayList<>();
@@ -291,8 +313,7 @@ class TaskManagerKillCampaignITCase {
                                         + ", \"to\": "
                                         + target[0]
                                         + "}]}");
-        assertThat(reply.status()).as(reply.text()).isEqualTo(202);
-        return new int[] {origin, target[1]};
+        return new MoveRequest(reply, origin, target[1]);
     }
 
     /** Triggers a checkpoint over Flink's REST API without waiting for it. */

@@ -405,7 +405,11 @@ class RhinoRestApiITCase {
                 409,
                 "already used");
         expect(http.post(operatorPath + "/rescale", "{\"active-subtasks\": 0}"), 400, "1..4");
-        expect(http.post(operatorPath + "/rescale", "{\"active-subtasks\": 5}"), 400, "1..4");
+        RestCalls.Reply pastDeployed =
+                http.post(operatorPath + "/rescale", "{\"active-subtasks\": 5}");
+        expect(pastDeployed, 400, "1..4");
+        expect(pastDeployed, 400, "/jobs/" + job.getJobID() + "/resource-requirements");
+        expect(pastDeployed, 400, "resubmit it from that savepoint at parallelism 5");
         expect(http.post(operatorPath + "/rescale", "{}"), 400, "Missing field 'active-subtasks'");
         expect(http.post(operatorPath + "/rebalance", "{\"max-imbalance\": 0.5}"), 400, ">= 1");
         expect(http.get(unknownJob), 404, "No running Rhino job");

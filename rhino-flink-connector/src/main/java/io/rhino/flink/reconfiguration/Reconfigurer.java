@@ -155,13 +155,16 @@ public final class Reconfigurer {
     public Reconfiguration rescale(String requestId, OperatorView operator, int activeSubtasks) {
         checkRequestId(requestId);
         int limit = operator.parallelism();
-        if (activeSubtasks < 1 || activeSubtasks > limit) {
+        if (activeSubtasks < 1) {
             throw ReconfigurationRequestException.invalid(
                     "active-subtasks: "
                             + activeSubtasks
                             + " (expected: 1.."
                             + limit
                             + ", the operator's deployed parallelism)");
+        }
+        if (activeSubtasks > limit) {
+            throw ReconfigurationRequestException.invalid(beyondDeployed(operator, activeSubtasks));
         }
         return start(
                 requestId,
@@ -175,6 +178,36 @@ public final class Reconfigurer {
                         throw ReconfigurationRequestException.invalid(e.getMessage());
                     }
                 });
+    }
+
+    /**
+     * The refusal of a live rescale past the deployed subtasks, with the two restarts that reach
+     * it: Rhino restores its vnodes at any parallelism up to their count.
+     */
+    static String beyondDeployed(OperatorView operator, int activeSubtasks) {
+        return "active-subtasks: "
+                + activeSubtasks
+                + " (expected: 1.."
+                + operator.parallelism()
+                + ", the operator's deployed parallelism). Vnodes move live only among deployed"
+                + " subtasks; "
+                + activeSubtasks
+                + " needs a restart at that parallelism, which keeps every vnode's state: with"
+                + " the adaptive scheduler (jobmanager.scheduler: adaptive), raise the upper"
+                + " bound of the operator's vertices to "
+                + activeSubtasks
+                + " with Flink's PUT /jobs/"
+                + operator.jobId()
+                + "/resource-requirements; otherwise stop the job with a savepoint and resubmit"
+                + " it from that savepoint at parallelism "
+                + activeSubtasks
+                + operator.manager()
+                        .map(
+                                m ->
+                                        " (at most "
+                                                + m.routingTable().layout().numVnodes()
+                                                + ", the vnode count)")
+                        .orElse("");
     }
 
     /** Moves every vnode of every Rhino operator of the job off one TaskManager. */

@@ -16,8 +16,6 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
@@ -31,9 +29,7 @@ import io.rhino.flink.testjobs.Throttle;
 import io.rhino.handover.HandoverManager;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +37,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -63,21 +58,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class AdaptiveSchedulerRescaleITCase {
 
     @RegisterExtension
-    static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers(adaptive());
+    static final MiniClusterExtension CLUSTER =
+            RhinoClusters.threeTaskManagers(RhinoClusters.adaptiveScheduler());
 
     private static final long EVENTS = 30_000;
     private static final double EVENTS_PER_SECOND = 1_000;
     private static final int KEYS = 40;
-
-    private static Configuration adaptive() {
-        Configuration config = new Configuration();
-        config.set(JobManagerOptions.SCHEDULER, JobManagerOptions.SchedulerType.Adaptive);
-        config.set(JobManagerOptions.SCHEDULER_EXECUTING_COOLDOWN_AFTER_RESCALING, Duration.ZERO);
-        config.set(
-                JobManagerOptions.SCHEDULER_EXECUTING_RESOURCE_STABILIZATION_TIMEOUT,
-                Duration.ZERO);
-        return config;
-    }
 
     @Test
     void rescalesDownAndUpThroughResourceRequirements(
@@ -114,13 +100,13 @@ class AdaptiveSchedulerRescaleITCase {
         if (unaligned) {
             awaitRecordsInFlight(miniCluster, jobId);
         }
-        requireParallelism(flink, jobId, 2);
+        RhinoClusters.requireParallelism(flink, jobId, 2);
         RoutingTable atTwo = CountPerKeyRuns.scatter(awaitParallelism(jobId, 2));
         assertThat(atTwo.layout()).as("vnodes after scaling down").isEqualTo(atFour.layout());
         if (unaligned) {
             awaitRecordsInFlight(miniCluster, jobId);
         }
-        requireParallelism(flink, jobId, 4);
+        RhinoClusters.requireParallelism(flink, jobId, 4);
         RoutingTable backAtFour = CountPerKeyRuns.scatter(awaitParallelism(jobId, 4));
         assertThat(backAtFour.layout()).as("vnodes after scaling up").isEqualTo(atFour.layout());
 
@@ -171,23 +157,6 @@ class AdaptiveSchedulerRescaleITCase {
         } catch (AssertionError notYet) {
             return false;
         }
-    }
-
-    /** Sets the upper bound of every vertex but the source's (parallelism 1) to {@code n}. */
-    private static void requireParallelism(RestCalls flink, JobID jobId, int n) throws Exception {
-        String path = "/jobs/" + jobId + "/resource-requirements";
-        RestCalls.Reply current = flink.get(path);
-        assertThat(current.status()).as("GET %s: %s", path, current.text()).isEqualTo(200);
-        ObjectNode requirements = (ObjectNode) current.json().deepCopy();
-        for (Iterator<Map.Entry<String, JsonNode>> it = requirements.fields(); it.hasNext(); ) {
-            ObjectNode parallelism = (ObjectNode) it.next().getValue().get("parallelism");
-            if (parallelism.get("upperBound").asInt() > 1) {
-                parallelism.put("lowerBound", 1);
-                parallelism.put("upperBound", n);
-            }
-        }
-        RestCalls.Reply put = flink.send("PUT", path, requirements.toString(), null);
-        assertThat(put.status()).as("PUT %s: %s", path, put.text()).isEqualTo(200);
     }
 
     private static StreamExecutionEnvironment countPerKey(String runId, boolean unaligned) {

@@ -16,6 +16,8 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RhinoHandovers;
@@ -26,6 +28,7 @@ import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -33,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -312,5 +316,39 @@ final class RhinoClusters {
             }
         }
         return bytes;
+    }
+
+    /**
+     * A cluster configuration with the adaptive scheduler, rescaling as soon as resources or
+     * requirements change.
+     */
+    static Configuration adaptiveScheduler() {
+        Configuration config = new Configuration();
+        config.set(JobManagerOptions.SCHEDULER, JobManagerOptions.SchedulerType.Adaptive);
+        config.set(JobManagerOptions.SCHEDULER_EXECUTING_COOLDOWN_AFTER_RESCALING, Duration.ZERO);
+        config.set(
+                JobManagerOptions.SCHEDULER_EXECUTING_RESOURCE_STABILIZATION_TIMEOUT,
+                Duration.ZERO);
+        return config;
+    }
+
+    /**
+     * Asks the adaptive scheduler, over Flink's REST API (FLIP-291), for {@code n} subtasks of
+     * every vertex but the source's (parallelism 1).
+     */
+    static void requireParallelism(RestCalls flink, JobID jobId, int n) throws Exception {
+        String path = "/jobs/" + jobId + "/resource-requirements";
+        RestCalls.Reply current = flink.get(path);
+        assertThat(current.status()).as("GET %s: %s", path, current.text()).isEqualTo(200);
+        ObjectNode requirements = (ObjectNode) current.json().deepCopy();
+        for (Iterator<Map.Entry<String, JsonNode>> it = requirements.fields(); it.hasNext(); ) {
+            ObjectNode parallelism = (ObjectNode) it.next().getValue().get("parallelism");
+            if (parallelism.get("upperBound").asInt() > 1) {
+                parallelism.put("lowerBound", 1);
+                parallelism.put("upperBound", n);
+            }
+        }
+        RestCalls.Reply put = flink.send("PUT", path, requirements.toString(), null);
+        assertThat(put.status()).as("PUT %s: %s", path, put.text()).isEqualTo(200);
     }
 }

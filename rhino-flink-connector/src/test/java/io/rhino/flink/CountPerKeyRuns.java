@@ -18,6 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
@@ -27,6 +29,8 @@ import io.rhino.handover.HandoverResult;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -65,5 +69,19 @@ final class CountPerKeyRuns {
                         .get(60, TimeUnit.SECONDS);
         assertThat(moved.outcome()).as("%s", moved).isEqualTo(HandoverResult.Outcome.COMPLETED);
         return manager.routingTable();
+    }
+
+    /**
+     * Counts {@code events} per key through a Rhino keyed stream named and uid'ed {@code counts},
+     * into the result sink of {@code runId} (uid {@code results}).
+     */
+    static void rhinoCounts(DataStream<Tuple3<Long, Long, Long>> events, String runId) {
+        RhinoStreams.keyBy(
+                        events,
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
     }
 }

@@ -18,14 +18,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.core.routing.RoutingTable;
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
-import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import java.nio.file.Path;
@@ -188,14 +185,10 @@ class RescaleFromReplicasITCase {
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(BEFORE);
-        RhinoStreams.keyBy(
-                        Events.stream(env, "events", 7, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
-                                .uid("events"),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        CountPerKeyRuns.rhinoCounts(
+                Events.stream(env, "events", 7, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
+                        .uid("events"),
+                runId);
         return env;
     }
 }

@@ -17,15 +17,12 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.core.routing.RoutingTable;
-import io.rhino.flink.api.RhinoKeyedStreamOptions;
-import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
-import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import java.nio.file.Path;
@@ -187,13 +184,7 @@ class RestoreAtAnotherParallelismITCase {
                                 new ReleasableRate(runId, EVENTS_PER_SECOND),
                                 1)
                         .uid("events");
-        RhinoStreams.keyBy(
-                        events,
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
+        CountPerKeyRuns.rhinoCounts(events, runId);
         return env;
     }
 

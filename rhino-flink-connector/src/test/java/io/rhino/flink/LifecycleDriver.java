@@ -15,6 +15,8 @@
 package io.rhino.flink;
 
 import io.rhino.core.handover.VnodeMove;
+import io.rhino.core.routing.RescaleAssignment;
+import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.FailOnDemand;
@@ -38,9 +40,11 @@ import org.apache.flink.util.ExceptionUtils;
 
 /**
  * Throws seeded random lifecycle operations at a running Rhino job: handovers, savepoints (native
- * or canonical), task failures at the source or at the sink, and cancel + restore from the latest
- * savepoint or retained checkpoint. Counts what each operation did and keeps the history, for the
- * failure message.
+ * or canonical), task failures at the source or at the sink, cancel + restore from the latest
+ * savepoint or retained checkpoint, and stop-with-savepoint + resubmit at a random parallelism.
+ * Every restore runs at a parallelism its state allows: any for a native savepoint or a retained
+ * checkpoint, for a canonical savepoint its own or one that cuts no vnode. Counts what each
+ * operation did and keeps the history, for the failure message.
  */
 final class LifecycleDriver {
 
@@ -49,15 +53,20 @@ final class LifecycleDriver {
      * its input as fast as it can if {@code unlimited}, else at the test's rate.
      */
     interface Submitter {
-        JobID submit(String runId, String restorePath, boolean unlimited) throws Exception;
+        JobID submit(String runId, String restorePath, boolean unlimited, int parallelism)
+                throws Exception;
     }
+
+    /** A savepoint taken, with what its restore depends on. */
+    private record Savepoint(String path, SavepointFormatType format, int parallelism) {}
 
     enum Operation {
         HANDOVER,
         SAVEPOINT,
         FAIL_SOURCE,
         FAIL_SINK,
-        CANCEL_AND_RESTORE
+        CANCEL_AND_RESTORE,
+        STOP_AND_RESCALE
     }
 
     private final MiniCluster cluster;
@@ -66,11 +75,14 @@ final class LifecycleDriver {
     private final Path checkpoints;
     private final Path savepoints;
     private final Random random;
+    private final VnodeLayout layout;
+    private final int maxParallelism;
+    private int parallelism;
     private final List<String> history = new ArrayList<>();
     private final TreeMap<String, Integer> countByOutcome = new TreeMap<>();
     private final List<String> runIds = new ArrayList<>();
     private JobID job;
-    private String latestSavepoint;
+    private Savepoint latestSavepoint;
 
     LifecycleDriver(
             MiniCluster cluster,
@@ -78,18 +90,24 @@ final class LifecycleDriver {
             List<String> operators,
             Path checkpoints,
             Path savepoints,
-            long seed) {
+            long seed,
+            VnodeLayout layout,
+            int parallelism,
+            int maxParallelism) {
         this.cluster = cluster;
         this.submitter = submitter;
         this.operators = operators;
         this.checkpoints = checkpoints;
         this.savepoints = savepoints;
         this.random = new Random(seed);
+        this.layout = layout;
+        this.parallelism = parallelism;
+        this.maxParallelism = maxParallelism;
     }
 
     /** Starts the first run. */
     void start() throws Exception {
-        job = submitter.submit(nextRunId(), null, false);
+        job = submitter.submit(nextRunId(), null, false, parallelism);
         awaitReady();
         if (finished()) {
             history.add("start: " + describeEnd());
@@ -113,9 +131,9 @@ final class LifecycleDriver {
      */
     void finishUnlimited() throws Exception {
         if (!finished()) {
-            String restorePath = cancelAndPickRestorePath();
-            history.add("finish: restored " + restorePath + " without a rate limit");
-            job = submitter.submit(nextRunId(), restorePath, true);
+            Savepoint restore = cancelAndPickRestore();
+            history.add("finish: restored " + restore.path() + " without a rate limit");
+            job = submitter.submit(nextRunId(), restore.path(), true, restore.parallelism());
         }
         while (!finished()) {
             Thread.sleep(50);
@@ -171,8 +189,10 @@ final class LifecycleDriver {
             return Operation.FAIL_SOURCE;
         } else if (dice < 90) {
             return Operation.FAIL_SINK;
+        } else if (dice < 95) {
+            return Operation.CANCEL_AND_RESTORE;
         }
-        return Operation.CANCEL_AND_RESTORE;
+        return Operation.STOP_AND_RESCALE;
     }
 
     private String perform(Operation operation) throws Exception {
@@ -182,6 +202,7 @@ final class LifecycleDriver {
             case FAIL_SOURCE -> fail(currentRunId());
             case FAIL_SINK -> fail(currentRunId() + "-sink");
             case CANCEL_AND_RESTORE -> cancelAndRestore();
+            case STOP_AND_RESCALE -> stopAndRescale();
         };
     }
 
@@ -214,10 +235,11 @@ final class LifecycleDriver {
         SavepointFormatType format =
                 random.nextBoolean() ? SavepointFormatType.NATIVE : SavepointFormatType.CANONICAL;
         try {
-            latestSavepoint =
+            String path =
                     cluster.triggerSavepoint(job, savepoints.toUri().toString(), false, format)
                             .get(90, TimeUnit.SECONDS);
-            return "taken (" + format + "): " + latestSavepoint;
+            latestSavepoint = new Savepoint(path, format, parallelism);
+            return "taken (" + format + "): " + path;
         } catch (ExecutionException e) {
             // e.g. while tasks restart or finish: Flink declines, the job goes on
             return "declined: " + e.getCause();
@@ -243,28 +265,92 @@ final class LifecycleDriver {
     }
 
     private String cancelAndRestore() throws Exception {
-        String restorePath = cancelAndPickRestorePath();
-        job = submitter.submit(nextRunId(), restorePath, false);
-        awaitReady();
-        return "restored: " + restorePath;
+        Savepoint restore = cancelAndPickRestore();
+        return resubmit(restore, restore.parallelism());
     }
 
-    /** The latest savepoint or the retained checkpoint of the cancelled job, at random. */
-    private String cancelAndPickRestorePath() throws Exception {
+    /**
+     * Stops the job with a savepoint of a random format and resubmits it from that savepoint at a
+     * random parallelism the savepoint allows.
+     */
+    private String stopAndRescale() throws Exception {
+        SavepointFormatType format =
+                random.nextBoolean() ? SavepointFormatType.NATIVE : SavepointFormatType.CANONICAL;
+        String path;
+        try {
+            path =
+                    cluster.stopWithSavepoint(job, savepoints.toUri().toString(), false, format)
+                            .get(90, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            // e.g. while tasks restart or finish: Flink declines, the job goes on
+            return "declined: " + e.getCause();
+        }
+        while (!finished()) {
+            Thread.sleep(20);
+        }
+        latestSavepoint = new Savepoint(path, format, parallelism);
+        List<Integer> allowed = allowedParallelisms(latestSavepoint);
+        return resubmit(latestSavepoint, allowed.get(random.nextInt(allowed.size())));
+    }
+
+    private String resubmit(Savepoint restore, int newParallelism) throws Exception {
+        String from = parallelism == newParallelism ? "" : " from " + parallelism;
+        parallelism = newParallelism;
+        job = submitter.submit(nextRunId(), restore.path(), false, parallelism);
+        awaitReady();
+        return "restored at parallelism " + parallelism + from + ": " + restore.path();
+    }
+
+    /**
+     * Cancels the job and picks the latest savepoint or its retained checkpoint, at random, with
+     * the parallelism to restore it at: the current one where the state allows it.
+     */
+    private Savepoint cancelAndPickRestore() throws Exception {
         cluster.cancelJob(job).get(60, TimeUnit.SECONDS);
         while (!finished()) {
             Thread.sleep(20);
         }
-        return latestSavepoint != null && random.nextBoolean()
-                ? latestSavepoint
-                : latestRetainedCheckpoint(job).orElse(latestSavepoint);
+        Savepoint restore =
+                latestSavepoint != null && random.nextBoolean()
+                        ? latestSavepoint
+                        : latestRetainedCheckpoint(job).orElse(latestSavepoint);
+        List<Integer> allowed = allowedParallelisms(restore);
+        int at =
+                allowed.contains(parallelism)
+                        ? parallelism
+                        : allowed.get(random.nextInt(allowed.size()));
+        return new Savepoint(restore.path(), restore.format(), at);
+    }
+
+    /**
+     * The parallelisms {@code state} restores at: any up to the slots for native state, and for a
+     * canonical savepoint its own or one whose key-group ranges cut no vnode.
+     */
+    private List<Integer> allowedParallelisms(Savepoint state) {
+        List<Integer> allowed = new ArrayList<>();
+        if (state.format() == SavepointFormatType.CANONICAL) {
+            allowed.addAll(RescaleAssignment.unsplitParallelisms(layout, maxParallelism));
+            if (!allowed.contains(state.parallelism())) {
+                allowed.add(state.parallelism());
+            }
+        } else {
+            for (int p = 1; p <= maxParallelism; p++) {
+                allowed.add(p);
+            }
+        }
+        return allowed;
     }
 
     /** The newest complete checkpoint the cancelled job left: Flink keeps it on cancellation. */
-    private Optional<String> latestRetainedCheckpoint(JobID cancelled) throws Exception {
+    private Optional<Savepoint> latestRetainedCheckpoint(JobID cancelled) throws Exception {
         return CheckpointFiles.latestCompletedCheckpoint(
                         checkpoints.resolve(cancelled.toHexString()))
-                .map(dir -> dir.toUri().toString());
+                .map(
+                        dir ->
+                                new Savepoint(
+                                        dir.toUri().toString(),
+                                        SavepointFormatType.NATIVE,
+                                        parallelism));
     }
 
     private void awaitReady() throws Exception {

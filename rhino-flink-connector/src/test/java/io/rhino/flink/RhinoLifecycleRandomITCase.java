@@ -16,6 +16,8 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.handover.LocalDirectoryStateTransfer;
 import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.ResultSink;
@@ -49,8 +51,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A deterministic job (sliding, session and tumbling event-time windows, a keyed process function
  * with timers, a window join) on three TaskManagers while a seeded driver interleaves random
- * handovers, native savepoints, task failures at the source or the sink, and cancel + restore from
- * the latest savepoint or retained checkpoint. The results of all runs, read as an idempotent sink
+ * handovers, native and canonical savepoints, task failures at the source or the sink, cancel +
+ * restore from the latest savepoint or retained checkpoint, and stop-with-savepoint + resubmit at
+ * a random parallelism from 1 to 6 (one the savepoint allows). The results of all runs, read as an idempotent sink
  * keyed by result id stores them, must be exactly plain Flink's: a second value for an id, a
  * missing or an extra result fails, printed with the seed and the history.
  *
@@ -66,6 +69,7 @@ class RhinoLifecycleRandomITCase {
     static final MiniClusterExtension CLUSTER = RhinoClusters.threeTaskManagers();
 
     private static final int EVENTS_PER_SECOND = 500;
+    private static final int VNODES = 8;
 
     @TempDir Path checkpoints;
     @TempDir Path savepoints;
@@ -93,16 +97,20 @@ class RhinoLifecycleRandomITCase {
         LifecycleDriver driver =
                 new LifecycleDriver(
                         miniCluster,
-                        (runId, restorePath, unlimited) ->
+                        (runId, restorePath, unlimited, parallelism) ->
                                 submit(
                                         unlimited ? input.unlimited() : input,
                                         runId,
                                         restorePath,
-                                        unaligned),
+                                        unaligned,
+                                        parallelism),
                         TestPipelines.RHINO_OPERATORS,
                         checkpoints,
                         savepoints,
-                        seed);
+                        seed,
+                        new VnodeLayout(RhinoOptions.KEY_GROUPS.defaultValue(), VNODES),
+                        3,
+                        6);
         String context = "seed " + seed + (unaligned ? ", unaligned checkpoints" : "");
         int ran;
         try {
@@ -169,7 +177,8 @@ class RhinoLifecycleRandomITCase {
         return items.stream().limit(3).toList().toString();
     }
 
-    private JobID submit(Input input, String runId, String restorePath, boolean unaligned)
+    private JobID submit(
+            Input input, String runId, String restorePath, boolean unaligned, int parallelism)
             throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(300));
@@ -182,13 +191,17 @@ class RhinoLifecycleRandomITCase {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, restorePath);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(3);
+        env.setParallelism(parallelism);
         TestPipelines.build(
                         env,
                         Mode.RHINO,
                         input,
                         new RhinoSetup(
-                                8, 2, new LocalDirectoryStateTransfer(), Duration.ofSeconds(30)),
+                                VNODES,
+                                // two active at first; a restore spreads the vnodes over all
+                                Math.min(2, parallelism),
+                                new LocalDirectoryStateTransfer(),
+                                Duration.ofSeconds(30)),
                         events -> events.map(new FailOnDemand<>(runId)))
                 .map(new FailOnDemand<>(runId + "-sink"))
                 .sinkTo(new ResultSink(runId));

@@ -14,50 +14,12 @@
 
 package io.rhino.flink;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.rhino.core.routing.RoutingTable;
-import io.rhino.flink.api.rest.RhinoRestServer;
-import io.rhino.flink.coordination.RhinoHandovers;
-import io.rhino.flink.testjobs.Events;
-import io.rhino.flink.testjobs.Multisets;
-import io.rhino.flink.testjobs.ResultSink;
-import io.rhino.flink.testjobs.TestPipelines.Mode;
-import io.rhino.handover.HandoverManager;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.TreeSet;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.client.program.rest.RestClusterClient;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/**
- * A restart-based rescale through the adaptive scheduler, with checkpoints replicated to peer
- * TaskManagers: every vnode of the rescaled operator comes back from a replica, linked on its new
- * subtask's TaskManager or fetched from a peer's, and none is read from the checkpoint storage. The
- * counts are exactly one plain Flink run's.
- */
-@Timeout(300)
-class RescaleFromReplicasITCase {
-
-    private static final Logger LOG = LoggerFactory.getLogger(RescaleFromReplicasITCase.class);
+/** A rescale through the adaptive scheduler restores every vnode from a replica. */
+class RescaleFromReplicasITCase extends RescaleRestoreSources {
 
     private static final InMemoryReporter METRICS = InMemoryReporter.create();
 
@@ -66,129 +28,13 @@ class RescaleFromReplicasITCase {
             RhinoClusters.threeTaskManagers(
                     METRICS.addToConfiguration(RhinoClusters.adaptiveScheduler()));
 
-    private static final long EVENTS = 30_000;
-    private static final double EVENTS_PER_SECOND = 1_000;
-    private static final int KEYS = 40;
-    private static final int BEFORE = 4;
-    private static final int AFTER = 6;
-
-    @TempDir Path replicas;
-
-    @Test
-    void everyVnodeComesBackFromAReplica(@InjectClusterClient RestClusterClient<?> client)
-            throws Exception {
-        List<String> reference = CountPerKeyRuns.plainFlink(7, EVENTS, KEYS);
-        String runId = "rescale-replicas-" + UUID.randomUUID();
-        JobClient job = countPerKey(runId).executeAsync("rescale-from-replicas");
-        JobID jobId = job.getJobID();
-        RestCalls flink = new RestCalls(client.getWebInterfaceURL().replaceAll("/$", ""), null);
-
-        RoutingTable before = CountPerKeyRuns.scatter(awaitParallelism(jobId, BEFORE));
-        int vnodes = before.layout().numVnodes();
-        awaitEverySubtaskReplicated(jobId, before.epoch());
-        assertThat(restoredFromReplicas(jobId)).as("vnodes restored before the rescale").isZero();
-
-        RhinoClusters.requireParallelism(flink, jobId, AFTER);
-        RoutingTable after = awaitParallelism(jobId, AFTER).routingTable();
-        assertThat(after.layout()).as("vnodes after the rescale").isEqualTo(before.layout());
-        long fromReplicas = awaitRestoredFromReplicas(jobId, vnodes);
-        long fetched = RhinoClusters.gaugeSum(METRICS, jobId, "rhinoVnodesFetchedFromPeers");
-        LOG.info(
-                "Rescale {} -> {}: {} of {} vnodes restored from replicas, {} of them fetched from"
-                        + " a peer TaskManager",
-                BEFORE,
-                AFTER,
-                fromReplicas,
-                vnodes,
-                fetched);
-        assertThat(fromReplicas)
-                .as("vnodes restored from replicas, none from the checkpoint storage")
-                .isEqualTo(vnodes);
-
-        job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
-        List<String> output = new ArrayList<>(ResultSink.take(runId));
-        // the rescale restores the last checkpoint and replays what followed it: lines are unique
-        // per key and count, so a lost or doubly counted record shows as a missing or extra line
-        Multisets.assertSameMultiset("counts across the rescale", reference, new TreeSet<>(output));
+    @Override
+    InMemoryReporter metrics() {
+        return METRICS;
     }
 
-    private static long restoredFromReplicas(JobID jobId) {
-        return RhinoClusters.gaugeSum(METRICS, jobId, "rhinoVnodesRestoredFromReplicas");
-    }
-
-    /** Waits until the rescaled subtasks report {@code vnodes} restored from replicas. */
-    private static long awaitRestoredFromReplicas(JobID jobId, int vnodes) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        long restored = restoredFromReplicas(jobId);
-        while (restored < vnodes && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            restored = restoredFromReplicas(jobId);
-        }
-        return restored;
-    }
-
-    /**
-     * Waits until every gate subtask replicated a checkpoint taken after the handovers that set
-     * {@code epoch}, read from Rhino's REST API.
-     */
-    private static void awaitEverySubtaskReplicated(JobID jobId, long epoch) throws Exception {
-        int port = RhinoRestServer.address().orElseThrow().getPort();
-        RestCalls rhino = new RestCalls("http://127.0.0.1:" + port + "/rhino/v1", null);
-        String path = "/jobs/" + jobId + "/operators/counts/replication";
-        long firstCheckpoint = -1;
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        JsonNode last = null;
-        while (System.nanoTime() < deadline) {
-            RestCalls.Reply reply = rhino.get(path);
-            assertThat(reply.status()).as(reply.text()).isEqualTo(200);
-            last = reply.json();
-            long lowest = Long.MAX_VALUE;
-            long highest = -1;
-            for (JsonNode subtask : last.get("subtasks")) {
-                long checkpoint = subtask.path("last-replicated-checkpoint").asLong(-1);
-                lowest = Math.min(lowest, checkpoint);
-                highest = Math.max(highest, checkpoint);
-            }
-            if (firstCheckpoint < 0) {
-                // a checkpoint after this one follows the handovers that ended before the call
-                firstCheckpoint = highest;
-            } else if (lowest > firstCheckpoint) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError(
-                "Not every subtask replicated a checkpoint after epoch " + epoch + ": " + last);
-    }
-
-    /** Waits until the operator runs at {@code parallelism} with every subtask ready. */
-    private static HandoverManager awaitParallelism(JobID jobId, int parallelism) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (true) {
-            if (RhinoHandovers.isReady(jobId, "counts")) {
-                HandoverManager manager = RhinoHandovers.manager(jobId, "counts");
-                if (manager.routingTable().parallelism() == parallelism) {
-                    return manager;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("'counts' did not run at parallelism " + parallelism);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    private StreamExecutionEnvironment countPerKey(String runId) {
-        Configuration config =
-                RhinoClusters.withPeerReplication(
-                        RhinoClusters.jobConfig(Mode.RHINO), replicas, null);
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(BEFORE);
-        CountPerKeyRuns.rhinoCounts(
-                Events.stream(env, "events", 7, EVENTS, 5, KEYS, EVENTS_PER_SECOND, 1)
-                        .uid("events"),
-                runId);
-        return env;
+    @Override
+    boolean localRecovery() {
+        return false;
     }
 }

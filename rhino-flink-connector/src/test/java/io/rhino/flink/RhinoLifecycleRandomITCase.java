@@ -52,10 +52,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A deterministic job (sliding, session and tumbling event-time windows, a keyed process function
  * with timers, a window join) on three TaskManagers while a seeded driver interleaves random
  * handovers, native and canonical savepoints, task failures at the source or the sink, cancel +
- * restore from the latest savepoint or retained checkpoint, and stop-with-savepoint + resubmit at
- * a random parallelism from 1 to 6 (one the savepoint allows). The results of all runs, read as an idempotent sink
- * keyed by result id stores them, must be exactly plain Flink's: a second value for an id, a
- * missing or an extra result fails, printed with the seed and the history.
+ * restore from the latest savepoint or retained checkpoint, and stop-with-savepoint + resubmit at a
+ * random parallelism from 1 to 6 (one the savepoint allows). The results of all runs, read as an
+ * idempotent sink keyed by result id stores them, must be exactly plain Flink's: a second value for
+ * an id, a missing or an extra result fails, printed with the seed and the history.
  *
  * <p>Runs once with aligned and once with unaligned checkpoints. {@code mvn verify} runs a smoke of
  * 30 operations with a fixed seed, so that a red build replays; {@code -Plifecycle} runs 500 with a

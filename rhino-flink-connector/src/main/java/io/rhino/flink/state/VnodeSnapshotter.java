@@ -62,9 +62,8 @@ final class VnodeSnapshotter<K> {
     private final VnodeFileRegistry files;
     private final VnodeUploadHistory uploads;
     private final VnodeDisposal disposal;
-    // Every handle claims every key group: at a restore at another parallelism Flink then hands
-    // each subtask every manifest, and each takes the vnodes the rescaled routing table gives it.
-    private final KeyGroupRange everyKeyGroup;
+    // nearly every key group, distinct per subtask: see ClaimedKeyGroups
+    private final KeyGroupRange claimedKeyGroups;
     private final int subtaskIndex;
     private final int parallelism;
     private final int numKeyGroups;
@@ -85,7 +84,7 @@ final class VnodeSnapshotter<K> {
         this.files = files;
         this.uploads = uploads;
         this.disposal = disposal;
-        this.everyKeyGroup = new KeyGroupRange(0, numKeyGroups - 1);
+        this.claimedKeyGroups = ClaimedKeyGroups.of(subtaskIndex, parallelism, numKeyGroups);
         this.subtaskIndex = subtaskIndex;
         this.parallelism = parallelism;
         this.numKeyGroups = numKeyGroups;
@@ -295,7 +294,7 @@ final class VnodeSnapshotter<K> {
             // Flink never hears of these files: delete the new ones, as an aborted checkpoint's
             SubtaskSnapshotHandle.of(
                             backendIdentifier,
-                            everyKeyGroup,
+                            claimedKeyGroups,
                             checkpointId,
                             new ByteStreamStateHandle("unwritten-manifest", new byte[0]),
                             reportedByVnode)
@@ -305,14 +304,14 @@ final class VnodeSnapshotter<K> {
         KeyedStateHandle remote =
                 SubtaskSnapshotHandle.of(
                         backendIdentifier,
-                        everyKeyGroup,
+                        claimedKeyGroups,
                         checkpointId,
                         manifestHandle,
                         reportedByVnode);
         Optional<IncrementalLocalKeyedStateHandle> local =
                 TaskLocalVnodes.alternative(
                         backendIdentifier,
-                        everyKeyGroup,
+                        claimedKeyGroups,
                         checkpointId,
                         manifestHandle,
                         localCopies,

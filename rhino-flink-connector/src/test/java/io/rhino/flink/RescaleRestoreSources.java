@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A restart-based rescale through the adaptive scheduler, with checkpoints replicated to peer
  * TaskManagers: every vnode of the rescaled operator comes back from a replica, linked on its new
- * subtask's TaskManager or fetched from a peer's, and none is read from the checkpoint storage. The
- * counts are exactly one plain Flink run's.
+ * subtask's TaskManager or fetched from a peer's, or from a task-local copy, and none is read from
+ * the checkpoint storage. The counts are exactly one plain Flink run's. The subclasses run it on a
+ * cluster without and with Flink's task-local recovery.
  */
 @Timeout(300)
 abstract class RescaleRestoreSources {

@@ -184,7 +184,7 @@ public final class Reconfigurer {
      * The refusal of a live rescale past the deployed subtasks, with the two restarts that reach
      * it: Rhino restores its vnodes at any parallelism up to their count.
      */
-    static String beyondDeployed(OperatorView operator, int activeSubtasks) {
+    private static String beyondDeployed(OperatorView operator, int activeSubtasks) {
         return "active-subtasks: "
                 + activeSubtasks
                 + " (expected: 1.."

@@ -91,7 +91,7 @@ class FullReplicaStoreITCase {
                 RemoteOperator operator =
                         new RemoteOperator(cluster, restPort, jobId, NAME, VNODES);
                 operator.awaitRunning(-1, Duration.ofSeconds(180));
-                assertThat(chainMembers(operator.rhino().get(replication(operator)).json()))
+                assertThat(awaitChainMembers(operator))
                         .as("chains before any replica went to the full disk")
                         .anyMatch(onFullTaskManager());
 
@@ -150,6 +150,20 @@ class FullReplicaStoreITCase {
         config.set(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF, BACKOFF);
         config.set(RhinoOptions.REST_PORT, restPort);
         return JOB.submit(cluster, config, output, "full-store").getJobID().toString();
+    }
+
+    /**
+     * The members of the operator's replica chains, once it has any: the hub sets them a moment
+     * after the subtasks report where they run.
+     */
+    private static List<String> awaitChainMembers(RemoteOperator operator) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        List<String> members = chainMembers(operator.rhino().get(replication(operator)).json());
+        while (members.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            members = chainMembers(operator.rhino().get(replication(operator)).json());
+        }
+        return members;
     }
 
     /** Waits until every subtask replicated {@code checkpoint} or later; the replication view. */

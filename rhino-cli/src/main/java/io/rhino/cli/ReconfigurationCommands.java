@@ -142,10 +142,22 @@ final class ReconfigurationCommands {
         }
     }
 
-    @Command(name = "rescale", description = "Spread the vnodes over N active subtasks.")
+    @Command(
+            name = "rescale",
+            description = {
+                "Spread the vnodes over N active subtasks: live within the deployed parallelism;",
+                "past it, with --allow-restart, through a restart by Flink's adaptive scheduler."
+            })
     static final class Rescale extends OnOperator {
         @Parameters(index = "2", paramLabel = "N")
         int activeSubtasks;
+
+        @Option(
+                names = "--allow-restart",
+                description =
+                        "Past the deployed parallelism, ask Flink's adaptive scheduler to restart"
+                                + " the job at N (needs rhino.rescale.flink-rest-address).")
+        boolean allowRestart;
 
         @Override
         String path() {
@@ -154,7 +166,12 @@ final class ReconfigurationCommands {
 
         @Override
         ObjectNode body() {
-            return RestClient.MAPPER.createObjectNode().put("active-subtasks", activeSubtasks);
+            ObjectNode body =
+                    RestClient.MAPPER.createObjectNode().put("active-subtasks", activeSubtasks);
+            if (allowRestart) {
+                body.put("allow-restart", true);
+            }
+            return body;
         }
     }
 

@@ -47,4 +47,15 @@ class RhinoCliTest {
         assertThat(err.toString()).contains("Missing required parameter");
         assertThat(run("move", "job", "op", "not-a-number", "1")).isEqualTo(2);
     }
+
+    @Test
+    void rescaleAsksForARestartOnlyWhenAllowed() {
+        ReconfigurationCommands.Rescale live = new ReconfigurationCommands.Rescale();
+        picocli.CommandLine.populateCommand(live, "job", "op", "6");
+        assertThat(live.body().toString()).isEqualTo("{\"active-subtasks\":6}");
+        ReconfigurationCommands.Rescale restart = new ReconfigurationCommands.Rescale();
+        picocli.CommandLine.populateCommand(restart, "job", "op", "6", "--allow-restart");
+        assertThat(restart.body().toString())
+                .isEqualTo("{\"active-subtasks\":6,\"allow-restart\":true}");
+    }
 }

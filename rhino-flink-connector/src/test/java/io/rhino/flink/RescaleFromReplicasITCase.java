@@ -34,6 +34,11 @@ class RescaleFromReplicasITCase extends RescaleRestoreSources {
     }
 
     @Override
+    boolean throughRhino() {
+        return false;
+    }
+
+    @Override
     boolean localRecovery() {
         return false;
     }

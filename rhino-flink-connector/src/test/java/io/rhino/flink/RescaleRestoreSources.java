@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.rest.RhinoRestServer;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
@@ -28,7 +29,9 @@ import io.rhino.handover.HandoverManager;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +75,12 @@ abstract class RescaleRestoreSources {
     /** Whether the subclass's cluster runs Flink's task-local recovery. */
     abstract boolean localRecovery();
 
+    /**
+     * Whether the rescale is asked of Rhino's REST API ({@code "allow-restart": true}, Rhino then
+     * asks Flink) rather than of Flink's directly.
+     */
+    abstract boolean throughRhino();
+
     @Test
     void everyVnodeComesBackWithoutTheStorage(@InjectClusterClient RestClusterClient<?> client)
             throws Exception {
@@ -81,16 +90,22 @@ abstract class RescaleRestoreSources {
     private void rescale(RestClusterClient<?> client, boolean localRecovery) throws Exception {
         List<String> reference = CountPerKeyRuns.plainFlink(7, EVENTS, KEYS);
         String runId = "rescale-replicas-" + UUID.randomUUID();
-        JobClient job = countPerKey(runId).executeAsync("rescale-from-replicas");
+        String flinkUrl = client.getWebInterfaceURL().replaceAll("/$", "");
+        JobClient job = countPerKey(runId, flinkUrl).executeAsync("rescale-from-replicas");
         JobID jobId = job.getJobID();
-        RestCalls flink = new RestCalls(client.getWebInterfaceURL().replaceAll("/$", ""), null);
+        RestCalls flink = new RestCalls(flinkUrl, null);
 
         RoutingTable before = CountPerKeyRuns.scatter(awaitParallelism(jobId, BEFORE));
         int vnodes = before.layout().numVnodes();
         awaitEverySubtaskReplicated(jobId, before.epoch());
         assertThat(restoredFromReplicas(jobId)).as("vnodes restored before the rescale").isZero();
 
-        RhinoClusters.requireParallelism(flink, jobId, AFTER);
+        JsonNode restart = null;
+        if (throughRhino()) {
+            restart = rescaleThroughRhino(jobId);
+        } else {
+            RhinoClusters.requireParallelism(flink, jobId, AFTER);
+        }
         RoutingTable after = awaitParallelism(jobId, AFTER).routingTable();
         assertThat(after.layout()).as("vnodes after the rescale").isEqualTo(before.layout());
         long fromReplicas = awaitRestoredFromReplicas(jobId, vnodes);
@@ -112,11 +127,84 @@ abstract class RescaleRestoreSources {
                         "vnodes restored from replicas or local copies, none from the checkpoint storage")
                 .isEqualTo(vnodes);
 
+        if (restart != null) {
+            // Rhino's own report of the restart names the same sources as the gauges
+            JsonNode counts = restart.get("restored-from");
+            assertThat(counts.get("checkpoint-storage").asLong())
+                    .as("vnodes the report has from the checkpoint storage: %s", restart)
+                    .isZero();
+            assertThat(counts.get("replica").asLong() + counts.get("peer-replica").asLong())
+                    .as("vnodes the report has from replicas: %s", restart)
+                    .isEqualTo(fromReplicas);
+            assertThat(counts.get("peer-replica").asLong())
+                    .as("vnodes the report has fetched from peers: %s", restart)
+                    .isEqualTo(fetched);
+            assertThat(counts.get("task-local").asLong())
+                    .as("vnodes the report has from task-local copies: %s", restart)
+                    .isEqualTo(fromLocalCopies);
+            assertThat(restart.get("restore-source-by-vnode").size()).isEqualTo(vnodes);
+        }
+
         job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
         // the rescale restores the last checkpoint and replays what followed it: lines are unique
         // per key and count, so a lost or doubly counted record shows as a missing or extra line
         Multisets.assertSameMultiset("counts across the rescale", reference, new TreeSet<>(output));
+    }
+
+    /**
+     * Asks Rhino's REST API for the rescale past the deployed parallelism, follows its status under
+     * the request id through Flink's restart (the server answers throughout, on the same port) and
+     * returns its report once COMPLETED.
+     */
+    private static JsonNode rescaleThroughRhino(JobID jobId) throws Exception {
+        RestCalls rhino = rhinoRest();
+        String operator = "/jobs/" + jobId + "/operators/counts";
+        RestCalls.Reply live =
+                rhino.post(operator + "/rescale", "{\"active-subtasks\": " + AFTER + "}");
+        assertThat(live.status()).as(live.text()).isEqualTo(400);
+        assertThat(live.json().get("errors").get(0).asText()).contains("\"allow-restart\": true");
+
+        RestCalls.Reply accepted =
+                rhino.post(
+                        operator + "/rescale",
+                        "{\"active-subtasks\": "
+                                + AFTER
+                                + ", \"allow-restart\": true, \"request-id\": \"grow\"}");
+        assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+        String status = "/jobs/" + jobId + "/reconfigurations/grow";
+        Set<String> phasesSeen = new LinkedHashSet<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            RestCalls.Reply reply = rhino.get(status);
+            assertThat(reply.status())
+                    .as("status during the restart: %s", reply.text())
+                    .isEqualTo(200);
+            last = reply.json();
+            JsonNode restart = last.at("/operation/handovers/0/restart");
+            phasesSeen.add(restart.path("phase").asText());
+            String state = last.at("/status/id").asText();
+            if (state.equals("COMPLETED")) {
+                LOG.info("Restart-based rescale, phases seen {}: {}", phasesSeen, restart);
+                assertThat(restart.get("phase").asText()).isEqualTo("RUNNING");
+                assertThat(restart.get("reached-parallelism").asInt()).isEqualTo(AFTER);
+                assertThat(restart.get("from-parallelism").asInt()).isEqualTo(BEFORE);
+                assertThat(restart.has("restored-checkpoint")).as("%s", restart).isTrue();
+                assertThat(restart.at("/phase-durations-ms/downtime").asLong(-1))
+                        .as("%s", restart)
+                        .isNotNegative();
+                return restart;
+            }
+            assertThat(state).as("status: %s", last).isEqualTo("IN_PROGRESS");
+            Thread.sleep(50);
+        }
+        throw new AssertionError("The rescale did not complete: " + last);
+    }
+
+    private static RestCalls rhinoRest() {
+        int port = RhinoRestServer.address().orElseThrow().getPort();
+        return new RestCalls("http://127.0.0.1:" + port + "/rhino/v1", null);
     }
 
     private long restoredFromReplicas(JobID jobId) {
@@ -142,8 +230,7 @@ abstract class RescaleRestoreSources {
      * {@code epoch}, read from Rhino's REST API.
      */
     private static void awaitEverySubtaskReplicated(JobID jobId, long epoch) throws Exception {
-        int port = RhinoRestServer.address().orElseThrow().getPort();
-        RestCalls rhino = new RestCalls("http://127.0.0.1:" + port + "/rhino/v1", null);
+        RestCalls rhino = rhinoRest();
         String path = "/jobs/" + jobId + "/operators/counts/replication";
         long firstCheckpoint = -1;
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -188,10 +275,11 @@ abstract class RescaleRestoreSources {
         }
     }
 
-    private StreamExecutionEnvironment countPerKey(String runId) {
+    private StreamExecutionEnvironment countPerKey(String runId, String flinkUrl) {
         Configuration config =
                 RhinoClusters.withPeerReplication(
                         RhinoClusters.jobConfig(Mode.RHINO), replicas, null);
+        config.set(RhinoOptions.RESCALE_FLINK_REST_ADDRESS, flinkUrl);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(BEFORE);

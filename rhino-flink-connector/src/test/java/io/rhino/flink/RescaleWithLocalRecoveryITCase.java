@@ -44,6 +44,11 @@ class RescaleWithLocalRecoveryITCase extends RescaleRestoreSources {
     }
 
     @Override
+    boolean throughRhino() {
+        return true;
+    }
+
+    @Override
     boolean localRecovery() {
         return true;
     }

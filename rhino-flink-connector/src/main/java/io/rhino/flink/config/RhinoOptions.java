@@ -276,6 +276,33 @@ public final class RhinoOptions {
                                     + "Taken from the job that starts the JobManager's REST "
                                     + "server.");
 
+    /** Flink's REST endpoint, for rescales past the deployed parallelism. */
+    public static final ConfigOption<String> RESCALE_FLINK_REST_ADDRESS =
+            ConfigOptions.key("rhino.rescale.flink-rest-address")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "The REST endpoint of the job's Flink JobManager, as http://host:port "
+                                    + "or https://host:port (e.g. http://localhost:8081). A "
+                                    + "rescale request past the deployed parallelism with "
+                                    + "\"allow-restart\": true asks Flink there for the new "
+                                    + "parallelism (PUT /jobs/<job>/resource-requirements, which "
+                                    + "needs 'jobmanager.scheduler: adaptive'). Unset: such a "
+                                    + "request is refused and names this option.");
+
+    /** How long a restart-based rescale may take. */
+    public static final ConfigOption<Duration> RESCALE_RESTART_TIMEOUT =
+            ConfigOptions.key("rhino.rescale.restart-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(10))
+                    .withDescription(
+                            "How long a rescale with \"allow-restart\": true may take from the "
+                                    + "request until the operator runs at the asked parallelism "
+                                    + "(the adaptive scheduler waits for a checkpoint, its "
+                                    + "rescale interval and free slots). Past it the request is "
+                                    + "FAILED with the parallelism reached; the raised upper "
+                                    + "bound stays, so Flink may still rescale later.");
+
     /** Whether the auto-balancer rebalances skewed operators by itself. */
     public static final ConfigOption<Boolean> BALANCER_AUTO =
             ConfigOptions.key("rhino.balancer.auto")

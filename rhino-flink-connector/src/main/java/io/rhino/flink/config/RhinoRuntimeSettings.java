@@ -16,6 +16,8 @@ package io.rhino.flink.config;
 
 import io.rhino.replication.ReplicationLimits;
 import java.io.Serializable;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -36,6 +38,7 @@ import org.apache.flink.configuration.SecurityOptions;
  * @param rest the REST server's settings
  * @param balancer the auto-balancer's settings
  * @param replication where vnode checkpoints are replicated
+ * @param rescale how a rescale past the deployed parallelism restarts the job
  */
 public record RhinoRuntimeSettings(
         Duration handoverTimeout,
@@ -45,7 +48,8 @@ public record RhinoRuntimeSettings(
         Duration loadWindow,
         Rest rest,
         Balancer balancer,
-        Replication replication)
+        Replication replication,
+        Rescale rescale)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
@@ -84,6 +88,48 @@ public record RhinoRuntimeSettings(
                     + ", maxConnections="
                     + maxConnections
                     + "]";
+        }
+    }
+
+    /**
+     * A rescale past the deployed parallelism, through Flink's adaptive scheduler.
+     *
+     * @param flinkRestAddress Flink's REST endpoint ({@code http(s)://host:port}), or null if unset
+     * @param restartTimeout how long the restart may take
+     */
+    public record Rescale(String flinkRestAddress, Duration restartTimeout)
+            implements Serializable {
+
+        private static final long serialVersionUID = 1L;
+
+        public Rescale {
+            requirePositive(RhinoOptions.RESCALE_RESTART_TIMEOUT.key(), restartTimeout);
+            if (flinkRestAddress != null) {
+                flinkRestAddress = checkedRestAddress(flinkRestAddress);
+            }
+        }
+
+        public Optional<URI> flinkRest() {
+            return Optional.ofNullable(flinkRestAddress).map(URI::create);
+        }
+
+        private static String checkedRestAddress(String address) {
+            String trimmed = address.strip().replaceAll("/+$", "");
+            try {
+                URI uri = new URI(trimmed);
+                if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+                        && uri.getHost() != null
+                        && (uri.getPath() == null || uri.getPath().isEmpty())
+                        && uri.getQuery() == null) {
+                    return trimmed;
+                }
+            } catch (URISyntaxException e) {
+                // refused below, with what was expected
+            }
+            throw invalid(
+                    RhinoOptions.RESCALE_FLINK_REST_ADDRESS,
+                    address,
+                    "http://host:port or https://host:port, without a path");
         }
     }
 
@@ -341,6 +387,7 @@ public record RhinoRuntimeSettings(
         Objects.requireNonNull(replication, "replication");
         Objects.requireNonNull(rest, "rest");
         Objects.requireNonNull(balancer, "balancer");
+        Objects.requireNonNull(rescale, "rescale");
         requirePositive(RhinoOptions.LOAD_REPORT_INTERVAL.key(), loadReportInterval);
         requirePositive(RhinoOptions.LOAD_WINDOW.key(), loadWindow);
         requirePositive(RhinoOptions.BALANCER_INTERVAL.key(), balancer.interval());
@@ -389,7 +436,10 @@ public record RhinoRuntimeSettings(
                         config.get(RhinoOptions.BALANCER_MAX_IMBALANCE),
                         config.get(RhinoOptions.BALANCER_COOLDOWN),
                         minBusyTime(config)),
-                Replication.from(config));
+                Replication.from(config),
+                new Rescale(
+                        config.getOptional(RhinoOptions.RESCALE_FLINK_REST_ADDRESS).orElse(null),
+                        config.get(RhinoOptions.RESCALE_RESTART_TIMEOUT)));
     }
 
     private static double minBusyTime(ReadableConfig config) {

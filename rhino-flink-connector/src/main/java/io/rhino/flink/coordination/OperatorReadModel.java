@@ -16,6 +16,7 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.reconfiguration.AutoBalancer;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.ReplicationView;
@@ -27,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -55,6 +57,10 @@ final class OperatorReadModel implements OperatorView {
     // the replica chain (TaskManagers) of each gate subtask, as last sent
     private volatile Map<Integer, List<String>> replicaChains = Map.of();
     private volatile Map<String, Long> fullStoreBackoffEnds = Map.of();
+    // where the gates' last restores took each vnode from, kept across their later starts
+    private volatile Map<Integer, RestoreSource> restoreSources = Map.of();
+    private volatile String gateVertexId; // null until the gate coordinator started
+    private volatile long restoredCheckpointId = -1;
 
     OperatorReadModel(JobID jobId, RhinoOperatorSpec spec) {
         this.jobId = jobId;
@@ -69,8 +75,22 @@ final class OperatorReadModel implements OperatorView {
         runtime = started;
     }
 
-    void gateLocated(int subtask, String taskManager) {
+    void gateLocated(int subtask, String taskManager, Map<Integer, RestoreSource> restored) {
         taskManagerBySubtask = with(taskManagerBySubtask, subtask, taskManager);
+        if (!restored.isEmpty()) {
+            Map<Integer, RestoreSource> sources = new TreeMap<>(restoreSources);
+            sources.putAll(restored);
+            restoreSources = Map.copyOf(sources);
+        }
+    }
+
+    void restoredCheckpoint(long checkpointId) {
+        restoredCheckpointId = checkpointId;
+    }
+
+    /** The gate's operator id, which is also its job vertex's id: it heads its chain. */
+    void gateVertex(String operatorId) {
+        gateVertexId = operatorId;
     }
 
     /** A gate's state sizes of the vnodes it owns, its busy time and its replication progress. */
@@ -155,6 +175,27 @@ final class OperatorReadModel implements OperatorView {
     /** The auto-balancer, if {@code rhino.balancer.auto} is on and the manager runs. */
     Optional<AutoBalancer> autoBalancer() {
         return Optional.ofNullable(runtime).flatMap(ManagerRuntime::autoBalancer);
+    }
+
+    @Override
+    public Map<Integer, RestoreSource> restoreSourceByVnode() {
+        return new TreeMap<>(restoreSources);
+    }
+
+    @Override
+    public OptionalLong restoredCheckpointId() {
+        long id = restoredCheckpointId;
+        return id < 0 ? OptionalLong.empty() : OptionalLong.of(id);
+    }
+
+    @Override
+    public Optional<String> gateVertexId() {
+        return Optional.ofNullable(gateVertexId);
+    }
+
+    @Override
+    public Optional<RhinoRuntimeSettings.Rescale> rescaleSettings() {
+        return settings().map(RhinoRuntimeSettings::rescale);
     }
 
     @Override

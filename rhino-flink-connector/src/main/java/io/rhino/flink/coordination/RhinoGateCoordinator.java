@@ -57,6 +57,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
     private RhinoOperatorHub hub;
     private HandoverManager manager;
     private RoutingTable restoredTable;
+    private long restoredCheckpointId = -1;
     // why the restored table cannot run in this job, if it cannot; the job fails once started
     private String refusedRestore;
 
@@ -83,6 +84,9 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                                 context.currentParallelism(),
                                 restoredTable == null ? null : restoredTable.layout());
         hub = RhinoOperatorHub.of(context, running, routerParallelism);
+        if (restoredCheckpointId >= 0) {
+            hub.view().restoredCheckpoint(restoredCheckpointId);
+        }
         manager =
                 hub.manager(
                         context,
@@ -150,7 +154,8 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                     attemptNumber,
                     location.taskManager(),
                     location.replicationAddress(),
-                    location.replicaStoreFullAgoMillis());
+                    location.replicaStoreFullAgoMillis(),
+                    location.restoreSourceByVnode());
         } else {
             throw new IllegalArgumentException("Unexpected event from a Rhino gate: " + event);
         }
@@ -213,6 +218,10 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
             hub.checkpointsReset();
             hub.failoverDone();
             hub.allGone("the job restores checkpoint " + checkpointId);
+        }
+        restoredCheckpointId = checkpointId;
+        if (hub != null) {
+            hub.view().restoredCheckpoint(checkpointId);
         }
         if (manager != null) {
             manager.resetTo(table);

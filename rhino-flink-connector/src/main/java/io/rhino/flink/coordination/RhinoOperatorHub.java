@@ -16,6 +16,7 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.replication.ReplicationProgress;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.handover.HandoverManager;
@@ -137,6 +138,7 @@ final class RhinoOperatorHub {
             HandoverManagerOptions options,
             RhinoRuntimeSettings settings) {
         link.gateCoordinatorStarted(gateContext);
+        readModel.gateVertex(gateContext.getOperatorId().toHexString());
         if (runtime == null) {
             runtime =
                     new ManagerRuntime(
@@ -204,8 +206,9 @@ final class RhinoOperatorHub {
             int attempt,
             String taskManager,
             String replicationAddress,
-            long replicaStoreFullAgoMillis) {
-        readModel.gateLocated(subtask, taskManager);
+            long replicaStoreFullAgoMillis,
+            Map<Integer, RestoreSource> restoreSources) {
+        readModel.gateLocated(subtask, taskManager, restoreSources);
         if (replicationAddress != null) {
             chains.serviceAt(taskManager, replicationAddress);
         }

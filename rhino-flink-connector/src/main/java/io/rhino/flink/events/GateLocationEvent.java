@@ -14,14 +14,23 @@
 
 package io.rhino.flink.events;
 
+import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 /**
  * Gate subtask → coordinator, once at start: the TaskManager it runs on and, with replication on,
  * that TaskManager's replication service ("host:port"; null otherwise) and how long ago its replica
  * store last ran out of space (-1: never), so that the chains sent when the job (re)starts already
- * leave a full store out.
+ * leave a full store out; and where its restore took each vnode from (empty for a fresh start).
  */
 public record GateLocationEvent(
-        String taskManager, String replicationAddress, long replicaStoreFullAgoMillis)
-        implements OperatorEvent {}
+        String taskManager,
+        String replicationAddress,
+        long replicaStoreFullAgoMillis,
+        Map<Integer, RestoreSource> restoreSourceByVnode)
+        implements OperatorEvent {
+
+    public GateLocationEvent {
+        restoreSourceByVnode = Map.copyOf(restoreSourceByVnode);
+    }
+}

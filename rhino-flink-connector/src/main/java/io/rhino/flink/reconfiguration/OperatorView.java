@@ -14,9 +14,12 @@
 
 package io.rhino.flink.reconfiguration;
 
+import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.handover.HandoverManager;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /** What reconfigurations and the REST API see of one running Rhino operator. */
@@ -63,6 +66,29 @@ public interface OperatorView {
 
     /** The bearer token REST requests about the operator's job must carry, if its job set one. */
     default Optional<String> restToken() {
+        return Optional.empty();
+    }
+
+    /**
+     * Where the gates' restores took each vnode from: the restore of the job's current run, or of a
+     * later failover of the subtask that owned it (empty if the job started without state).
+     */
+    default Map<Integer, RestoreSource> restoreSourceByVnode() {
+        return Map.of();
+    }
+
+    /** The checkpoint the operator's coordinators last restored, if they restored one. */
+    default OptionalLong restoredCheckpointId() {
+        return OptionalLong.empty();
+    }
+
+    /** The id of the job vertex the operator's gates run in, once its coordinator started. */
+    default Optional<String> gateVertexId() {
+        return Optional.empty();
+    }
+
+    /** How a rescale past the deployed parallelism restarts the job, once the operator runs. */
+    default Optional<RhinoRuntimeSettings.Rescale> rescaleSettings() {
         return Optional.empty();
     }
 

@@ -14,11 +14,14 @@
 
 package io.rhino.flink.reconfiguration;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.HandoverPlan;
 import io.rhino.core.handover.InvalidHandoverException;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverRejectedException;
 import io.rhino.handover.HandoverResult;
@@ -31,6 +34,7 @@ import io.rhino.handover.policy.ClusterModel;
 import io.rhino.handover.policy.DrainPolicy;
 import io.rhino.handover.policy.RebalancePolicy;
 import io.rhino.handover.policy.RescalePolicy;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -153,6 +157,16 @@ public final class Reconfigurer {
 
     /** Spreads the vnodes over {@code activeSubtasks} subtasks, moving as few as possible. */
     public Reconfiguration rescale(String requestId, OperatorView operator, int activeSubtasks) {
+        return rescale(requestId, operator, activeSubtasks, false);
+    }
+
+    /**
+     * Spreads the vnodes over {@code activeSubtasks} subtasks: live, moving as few vnodes as
+     * possible, within the deployed parallelism; past it, with {@code allowRestart}, by asking
+     * Flink's adaptive scheduler to restart the job at that parallelism ({@link RestartRescale}).
+     */
+    public Reconfiguration rescale(
+            String requestId, OperatorView operator, int activeSubtasks, boolean allowRestart) {
         checkRequestId(requestId);
         int limit = operator.parallelism();
         if (activeSubtasks < 1) {
@@ -164,6 +178,9 @@ public final class Reconfigurer {
                             + ", the operator's deployed parallelism)");
         }
         if (activeSubtasks > limit) {
+            if (allowRestart) {
+                return restartRescale(requestId, operator, activeSubtasks);
+            }
             throw ReconfigurationRequestException.invalid(beyondDeployed(operator, activeSubtasks));
         }
         return start(
@@ -207,7 +224,119 @@ public final class Reconfigurer {
                                         " (at most "
                                                 + m.routingTable().layout().numVnodes()
                                                 + ", the vnode count)")
-                        .orElse("");
+                        .orElse("")
+                + "; or send \"allow-restart\": true to have Rhino ask the adaptive scheduler"
+                + " for it";
+    }
+
+    /**
+     * A rescale past the deployed parallelism: checks Flink runs the job on the adaptive scheduler
+     * and reads its requirements here, so that a request it cannot carry out is refused at once;
+     * the new requirements go to Flink from the rescale's own thread, never under the registry's
+     * lock.
+     */
+    private Reconfiguration restartRescale(
+            String requestId, OperatorView operator, int parallelism) {
+        HandoverManager manager = readyManager(operator);
+        int vnodes = manager.routingTable().layout().numVnodes();
+        if (parallelism > vnodes) {
+            throw ReconfigurationRequestException.invalid(
+                    "active-subtasks: "
+                            + parallelism
+                            + " (expected: at most "
+                            + vnodes
+                            + ", the operator's vnode count: a subtask owns at least one vnode)");
+        }
+        RhinoRuntimeSettings.Rescale settings =
+                operator.rescaleSettings().orElseThrow(() -> starting(operator));
+        URI endpoint =
+                settings.flinkRest()
+                        .orElseThrow(
+                                () ->
+                                        ReconfigurationRequestException.invalid(
+                                                "\"allow-restart\": true needs Flink's REST"
+                                                        + " endpoint: set "
+                                                        + RhinoOptions.RESCALE_FLINK_REST_ADDRESS
+                                                                .key()
+                                                        + " in the job's configuration (e.g."
+                                                        + " http://localhost:8081). "
+                                                        + beyondDeployed(operator, parallelism)));
+        String vertex = operator.gateVertexId().orElseThrow(() -> starting(operator));
+        FlinkRest flink = new FlinkRest(endpoint);
+        JsonNode requirements = raisedRequirements(flink, operator, vertex, parallelism);
+        return directory
+                .reconfigurations()
+                .start(
+                        requestId,
+                        OperationKind.RESCALE,
+                        operator.jobId(),
+                        List.of(operator.name()),
+                        "active-subtasks=" + parallelism + ", allow-restart",
+                        () -> {
+                            RestartRescale rescale =
+                                    new RestartRescale(
+                                            directory,
+                                            flink,
+                                            operator,
+                                            parallelism,
+                                            settings.restartTimeout().toMillis(),
+                                            System::currentTimeMillis);
+                            rescale.start(requirements);
+                            return List.of(
+                                    OperationStep.reported(
+                                            operator.name(), rescale.result(), rescale));
+                        });
+    }
+
+    /** The job's requirements from Flink with the gate's vertex raised, or why there are none. */
+    private static JsonNode raisedRequirements(
+            FlinkRest flink, OperatorView operator, String vertex, int parallelism) {
+        JsonNode current;
+        try {
+            current = flink.get(RestartRequirements.path(operator.jobId()));
+        } catch (FlinkRest.FlinkRestException e) {
+            if (e.getMessage().contains("does not support changing the parallelism")) {
+                throw ReconfigurationRequestException.invalid(
+                        "\"allow-restart\": true needs Flink's adaptive scheduler, and job "
+                                + operator.jobId()
+                                + " runs on another ("
+                                + e.getMessage()
+                                + "). Start the job with jobmanager.scheduler: adaptive, or stop"
+                                + " it with a savepoint and resubmit it from that savepoint at"
+                                + " parallelism "
+                                + parallelism);
+            }
+            if (e.status() == 404) {
+                throw ReconfigurationRequestException.notFound(
+                        "Flink at "
+                                + flink.endpoint()
+                                + " does not know job "
+                                + operator.jobId()
+                                + ": "
+                                + RhinoOptions.RESCALE_FLINK_REST_ADDRESS.key()
+                                + " must name the REST endpoint of this job's JobManager ("
+                                + e.getMessage()
+                                + ")");
+            }
+            throw new ReconfigurationRequestException(
+                    ReconfigurationRequestException.Reason.UNAVAILABLE,
+                    e.getMessage()
+                            + "; check "
+                            + RhinoOptions.RESCALE_FLINK_REST_ADDRESS.key()
+                            + " and retry");
+        }
+        try {
+            return RestartRequirements.raised(current, vertex, parallelism);
+        } catch (IllegalArgumentException e) {
+            throw new ReconfigurationRequestException(
+                    ReconfigurationRequestException.Reason.UNAVAILABLE, e.getMessage());
+        }
+    }
+
+    private static ReconfigurationRequestException starting(OperatorView operator) {
+        return new ReconfigurationRequestException(
+                ReconfigurationRequestException.Reason.UNAVAILABLE,
+                "Rhino operator '" + operator.name() + "' is starting; retry in a few seconds");
     }
 
     /** Moves every vnode of every Rhino operator of the job off one TaskManager. */

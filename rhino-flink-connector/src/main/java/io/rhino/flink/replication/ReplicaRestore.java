@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.state.FileLinks;
 import io.rhino.flink.state.RestoreFromReplicas;
 import io.rhino.flink.state.TaskReplicas;
@@ -155,7 +156,7 @@ public final class ReplicaRestore implements RestoreFromReplicas {
                 FileLinks.linkOrCopy(file.getValue(), db.resolve(file.getKey()));
                 bytes += Files.size(file.getValue());
             }
-            counts.linked(bytes);
+            counts.linked(vnode, bytes);
             LOG.info(
                     "Vnode {} restores checkpoint {} from a replica ({} files, {} bytes linked,"
                             + " none downloaded from the checkpoint storage)",
@@ -203,6 +204,11 @@ public final class ReplicaRestore implements RestoreFromReplicas {
     public void prefetch(
             Map<Integer, List<KeyedStateHandle>> handlesByVnode, int concurrentVnodes) {
         fetcher.prefetch(handlesByVnode, concurrentVnodes);
+    }
+
+    @Override
+    public Map<Integer, RestoreSource> sources() {
+        return counts.sources();
     }
 
     /** Vnodes restored from replicas so far. */

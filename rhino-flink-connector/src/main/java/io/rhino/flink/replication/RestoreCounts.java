@@ -14,37 +14,56 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.events.RestoreSource;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
 /** The vnodes a restore took from replicas and their bytes: linked in all, fetched from peers. */
 final class RestoreCounts {
 
-    private int restoredVnodes;
+    private final Set<Integer> linkedVnodes = new TreeSet<>();
+    private final Set<Integer> fetchedVnodes = new TreeSet<>();
     private long linkedBytes;
-    private int fetchedVnodes;
     private long fetchedBytes;
 
-    void linked(long bytes) {
-        restoredVnodes++;
+    synchronized void linked(int vnode, long bytes) {
+        linkedVnodes.add(vnode);
         linkedBytes += bytes;
     }
 
-    void fetched(long bytes) {
-        fetchedVnodes++;
+    synchronized void fetched(int vnode, long bytes) {
+        fetchedVnodes.add(vnode);
         fetchedBytes += bytes;
     }
 
-    int restoredVnodes() {
-        return restoredVnodes;
+    synchronized int restoredVnodes() {
+        return linkedVnodes.size();
     }
 
-    long linkedBytes() {
+    /** Where each vnode restored from a replica took it: this TaskManager or a peer. */
+    synchronized Map<Integer, RestoreSource> sources() {
+        Map<Integer, RestoreSource> sources = new TreeMap<>();
+        for (int vnode : linkedVnodes) {
+            sources.put(
+                    vnode,
+                    fetchedVnodes.contains(vnode)
+                            ? RestoreSource.PEER_REPLICA
+                            : RestoreSource.REPLICA);
+        }
+        return sources;
+    }
+
+    synchronized long linkedBytes() {
         return linkedBytes;
     }
 
-    int fetchedVnodes() {
-        return fetchedVnodes;
+    synchronized int fetchedVnodes() {
+        return fetchedVnodes.size();
     }
 
-    long fetchedBytes() {
+    synchronized long fetchedBytes() {
         return fetchedBytes;
     }
 }

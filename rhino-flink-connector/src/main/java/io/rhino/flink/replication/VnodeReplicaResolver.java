@@ -89,7 +89,7 @@ final class VnodeReplicaResolver {
             if (fetched.isEmpty()) {
                 return Optional.empty();
             }
-            counts.fetched(fetched.get().bytes());
+            counts.fetched(vnode, fetched.get().bytes());
             files = fetched.get().files();
             listedFiles = fetched.get().listed();
         }

@@ -18,6 +18,7 @@ import io.rhino.flink.events.GateLoadEvent;
 import io.rhino.flink.events.GateLocationEvent;
 import io.rhino.flink.replication.GateReplication;
 import io.rhino.flink.state.RhinoTaskRegistry;
+import io.rhino.flink.state.VnodeKeyedStateBackend;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -68,7 +69,10 @@ final class GateLoadReporter {
                 new GateLocationEvent(
                         replication.taskManager(),
                         replication.serviceAddress(),
-                        replication.replicaStoreFullAgoMillis()));
+                        replication.replicaStoreFullAgoMillis(),
+                        RhinoTaskRegistry.backendOf(task)
+                                .map(VnodeKeyedStateBackend::restoreSources)
+                                .orElse(Map.of())));
         long millis = interval.toMillis();
         timers.scheduleWithFixedDelay(now -> reportLoad(), millis, millis);
     }

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.state;
 
+import io.rhino.flink.events.RestoreSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,6 +48,9 @@ public interface RestoreFromReplicas extends AutoCloseable {
 
     /** Vnodes restored from replicas so far. */
     int restoredVnodes();
+
+    /** Where each vnode restored from a replica took it so far: this TaskManager or a peer. */
+    Map<Integer, RestoreSource> sources();
 
     /** Bytes of the replicas those vnodes were restored from. */
     long linkedBytes();

@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -354,7 +356,24 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             }
             int locally = localCopies.size();
             parameters.getMetricGroup().gauge("rhinoVnodesRestoredFromLocalCopies", () -> locally);
+            backend.restoredFrom(
+                    sourcesOf(restored.handlesByVnode().keySet(), localCopies.keySet(), replicas));
         }
+    }
+
+    /** Where each restored vnode came from; what no copy or replica gave came from the storage. */
+    private static Map<Integer, RestoreSource> sourcesOf(
+            Set<Integer> vnodes, Set<Integer> fromLocalCopies, RestoreFromReplicas replicas) {
+        Map<Integer, RestoreSource> fromReplicas = replicas == null ? Map.of() : replicas.sources();
+        Map<Integer, RestoreSource> sources = new TreeMap<>();
+        for (int vnode : vnodes) {
+            sources.put(
+                    vnode,
+                    fromLocalCopies.contains(vnode)
+                            ? RestoreSource.TASK_LOCAL
+                            : fromReplicas.getOrDefault(vnode, RestoreSource.CHECKPOINT_STORAGE));
+        }
+        return sources;
     }
 
     /**

@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.state.VnodeStateRegistry.Prebound;
 import java.io.Closeable;
 import java.io.File;
@@ -83,6 +84,7 @@ public final class VnodeKeyedStateBackend<K>
     private final VnodeInstaller<K> installer;
     private final VnodeCheckpoints<K> checkpoints;
     private final ReplicaSeeds replicaSeeds = new ReplicaSeeds();
+    private volatile Map<Integer, RestoreSource> restoreSources = Map.of();
     private final TransferDirectory transferDirectory;
     private final Closeable installResources;
 
@@ -245,6 +247,16 @@ public final class VnodeKeyedStateBackend<K>
      */
     public void restoredFrom(List<String> holders) {
         replicaSeeds.restoredFrom(holders);
+    }
+
+    /** Records where the restore took each vnode from, for the gate to report. */
+    void restoredFrom(Map<Integer, RestoreSource> sources) {
+        restoreSources = Map.copyOf(sources);
+    }
+
+    /** Where this subtask's restore took each vnode from; empty if it started without state. */
+    public Map<Integer, RestoreSource> restoreSources() {
+        return restoreSources;
     }
 
     @Override

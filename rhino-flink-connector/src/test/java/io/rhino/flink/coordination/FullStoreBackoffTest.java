@@ -23,6 +23,7 @@ import io.rhino.handover.HandoverManagerOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.MockOperatorCoordinatorContext;
@@ -35,6 +36,9 @@ import org.junit.jupiter.api.Test;
 class FullStoreBackoffTest {
 
     private static final Duration BACKOFF = Duration.ofMillis(500);
+    // long enough that the back-off cannot end before the close on a loaded machine (it did at
+    // 500 ms: 440 ms passed between the report and the close)
+    private static final Duration BACKOFF_AT_CLOSE = Duration.ofSeconds(2);
 
     @Test
     void aFreedTaskManagerRejoinsTheChainsWhenItsBackoffEndsWithoutAnotherReport()
@@ -44,12 +48,12 @@ class FullStoreBackoffTest {
         RhinoOperatorSpec spec = new RhinoOperatorSpec("counts", 128, 6, 3, 3);
         RhinoOperatorHub hub = RhinoOperatorHub.of(context, spec, 1);
         try {
-            hub.manager(context, HandoverManagerOptions.defaults(), replicatedSettings());
+            hub.manager(context, HandoverManagerOptions.defaults(), replicatedSettings(BACKOFF));
             hub.routerStarted(0, 0, spec.initialRoutingTable());
-            hub.gateStarted(0, 0, "tm-0", "127.0.0.2:7000", -1);
-            hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1);
+            hub.gateStarted(0, 0, "tm-0", "127.0.0.2:7000", -1, Map.of());
+            hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1, Map.of());
             // tm-2's replica store ran out of space just now
-            hub.gateStarted(2, 0, "tm-2", "127.0.0.4:7000", 0);
+            hub.gateStarted(2, 0, "tm-2", "127.0.0.4:7000", 0, Map.of());
             assertThat(hub.view().replication().fullStores()).containsExactly("tm-2");
             assertThat(chainMembers(hub)).isNotEmpty().doesNotContain("tm-2");
 
@@ -75,16 +79,17 @@ class FullStoreBackoffTest {
                 new MockOperatorCoordinatorContext(new OperatorID(), 3);
         RhinoOperatorSpec spec = new RhinoOperatorSpec("cancelled", 128, 6, 3, 3);
         RhinoOperatorHub hub = RhinoOperatorHub.of(context, spec, 1);
-        hub.manager(context, HandoverManagerOptions.defaults(), replicatedSettings());
+        hub.manager(
+                context, HandoverManagerOptions.defaults(), replicatedSettings(BACKOFF_AT_CLOSE));
         hub.routerStarted(0, 0, spec.initialRoutingTable());
-        hub.gateStarted(0, 0, "tm-0", "127.0.0.2:7000", -1);
-        hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1);
-        hub.gateStarted(2, 0, "tm-2", "127.0.0.4:7000", 0);
+        hub.gateStarted(0, 0, "tm-0", "127.0.0.2:7000", -1, Map.of());
+        hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1, Map.of());
+        hub.gateStarted(2, 0, "tm-2", "127.0.0.4:7000", 0, Map.of());
         assertThat(chainMembers(hub)).isNotEmpty().doesNotContain("tm-2");
 
         hub.close();
-        hub.gateStarted(1, 1, "tm-1", "127.0.0.3:7000", 0);
-        Thread.sleep(BACKOFF.toMillis() * 3);
+        hub.gateStarted(1, 1, "tm-1", "127.0.0.3:7000", 0, Map.of());
+        Thread.sleep(BACKOFF_AT_CLOSE.toMillis() + 1_000);
 
         assertThat(chainMembers(hub)).as("chains after close").doesNotContain("tm-2");
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -103,11 +108,11 @@ class FullStoreBackoffTest {
                 .toList();
     }
 
-    private static RhinoRuntimeSettings replicatedSettings() {
+    private static RhinoRuntimeSettings replicatedSettings(Duration backoff) {
         Configuration config = new Configuration();
         config.set(RhinoOptions.REPLICATION_MODE, "peers");
         config.set(RhinoOptions.REPLICATION_SECRET, "full-store-backoff");
-        config.set(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF, BACKOFF);
+        config.set(RhinoOptions.REPLICATION_FULL_STORE_BACKOFF, backoff);
         return RhinoRuntimeSettings.from(config, Duration.ofSeconds(60));
     }
 

@@ -17,6 +17,7 @@ package io.rhino.flink.coordination;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.reconfiguration.ReplicationView;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.util.Map;
@@ -41,8 +42,8 @@ class OperatorReadModelTest {
 
     @Test
     void gatesAreListedWhileTheyRunAndAReaderKeepsWhatItRead() {
-        model.gateLocated(1, "tm-1");
-        model.gateLocated(0, "tm-0");
+        model.gateLocated(1, "tm-1", Map.of());
+        model.gateLocated(0, "tm-0", Map.of());
         model.gateReported(0, Map.of(), 250.0, null);
         model.gateReported(1, Map.of(), Double.NaN, null);
         Map<Integer, String> read = model.taskManagerBySubtask();
@@ -57,5 +58,24 @@ class OperatorReadModelTest {
 
         model.allGatesGone();
         assertThat(model.taskManagerBySubtask()).isEmpty();
+    }
+
+    @Test
+    void eachVnodeKeepsWhereItsLastRestoreTookIt() {
+        model.gateLocated(
+                0, "tm-0", Map.of(0, RestoreSource.REPLICA, 1, RestoreSource.CHECKPOINT_STORAGE));
+        model.gateLocated(1, "tm-1", Map.of(2, RestoreSource.PEER_REPLICA));
+        model.gateGone(0);
+        // a restart of subtask 0 restores vnode 1 again, from its task-local copy this time
+        model.gateLocated(0, "tm-0", Map.of(1, RestoreSource.TASK_LOCAL));
+        // a gate that started without state reports nothing and changes nothing
+        model.gateLocated(1, "tm-1", Map.of());
+
+        assertThat(model.restoreSourceByVnode())
+                .containsExactly(
+                        entry(0, RestoreSource.REPLICA),
+                        entry(1, RestoreSource.TASK_LOCAL),
+                        entry(2, RestoreSource.PEER_REPLICA));
+        assertThat(RestoreSource.PEER_REPLICA.wireName()).isEqualTo("peer-replica");
     }
 }

@@ -18,29 +18,59 @@ import io.rhino.core.handover.HandoverId;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.handover.HandoverResult;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One handover of a reconfiguration: the moves planned on one operator and how they ended.
+ * One step of a reconfiguration on one operator: a handover (the moves planned and how they ended),
+ * or a restart of the job that another party carries out and reports on (e.g. a rescale past the
+ * deployed parallelism, which Flink's scheduler performs).
  *
  * @param operator the Rhino operator
- * @param handoverId the handover's id, or empty when nothing had to move
+ * @param handoverId the handover's id, or empty when nothing had to move or the step is a restart
  * @param moves the planned moves; empty when the operator already met the goal
- * @param result completes with the handover's result, or exceptionally if it was refused
+ * @param result completes with the handover's result (null for a step without one), or
+ *     exceptionally if it was refused or failed
+ * @param report how a step that runs no handover goes, for the status; empty for a handover
  */
 public record OperationStep(
         String operator,
         Optional<HandoverId> handoverId,
         List<VnodeMove> moves,
-        CompletableFuture<HandoverResult> result) {
+        CompletableFuture<HandoverResult> result,
+        Optional<StepReport> report) {
+
+    /** What a step that runs no handover reports while it goes and once it ended. */
+    @FunctionalInterface
+    public interface StepReport {
+        /** The step's progress: names to strings, numbers, lists or maps of them. */
+        Map<String, Object> report();
+    }
 
     public OperationStep {
         Objects.requireNonNull(operator, "operator");
         Objects.requireNonNull(handoverId, "handoverId");
         moves = List.copyOf(moves);
         Objects.requireNonNull(result, "result");
+        Objects.requireNonNull(report, "report");
+    }
+
+    /** A handover step. */
+    public OperationStep(
+            String operator,
+            Optional<HandoverId> handoverId,
+            List<VnodeMove> moves,
+            CompletableFuture<HandoverResult> result) {
+        this(operator, handoverId, moves, result, Optional.empty());
+    }
+
+    /** A step that runs no handover: {@code result} completes with null once it succeeded. */
+    public static OperationStep reported(
+            String operator, CompletableFuture<HandoverResult> result, StepReport report) {
+        return new OperationStep(
+                operator, Optional.empty(), List.of(), result, Optional.of(report));
     }
 
     /** A step with nothing to move: done at once. */

@@ -142,7 +142,14 @@ public final class Reconfigurations {
 
     /** Forgets a job's reconfigurations once it ended. */
     public synchronized void forgetJob(String jobId) {
-        byRequestId.values().removeIf(r -> r.jobId().equals(jobId));
+        // one still in progress outlives its job's operators: a restart of the job it asked for
+        // closes them, and its status must still answer
+        byRequestId
+                .values()
+                .removeIf(
+                        r ->
+                                r.jobId().equals(jobId)
+                                        && r.status() != Reconfiguration.Status.IN_PROGRESS);
     }
 
     private void evictEnded() {

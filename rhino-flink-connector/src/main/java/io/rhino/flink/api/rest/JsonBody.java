@@ -109,6 +109,17 @@ final class JsonBody {
         return Optional.of(number);
     }
 
+    Optional<Boolean> optionalBoolean(String field) {
+        JsonNode value = root.get(field);
+        if (value == null || value.isNull()) {
+            return Optional.empty();
+        }
+        if (!value.isBoolean()) {
+            throw wrongType(field, value, "true or false");
+        }
+        return Optional.of(value.booleanValue());
+    }
+
     int requiredInt(String field) {
         return intOf(field, root.get(field));
     }

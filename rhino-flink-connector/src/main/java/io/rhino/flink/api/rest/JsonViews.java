@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rhino.core.handover.HandoverPhase;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.Reconfigurer;
 import io.rhino.flink.reconfiguration.ReplicationView;
@@ -60,6 +61,7 @@ final class JsonViews {
         node.put("load-imbalance", Reconfigurer.modelOf(operator, table).imbalance());
         Map<Integer, String> taskManagers = operator.taskManagerBySubtask();
         Map<Integer, Set<String>> replicas = operator.replicaHolders();
+        Map<Integer, RestoreSource> restored = operator.restoreSourceByVnode();
         double[] rates = operator.recordsPerSecond();
         Map<Integer, Double> busy = operator.busyTimeMsPerSecond();
         double[] subtaskRates = new double[operator.parallelism()];
@@ -92,6 +94,10 @@ final class JsonViews {
             v.put("records-per-second", rates[vnode]);
             ArrayNode holders = v.putArray("replicas");
             replicas.getOrDefault(vnode, Set.of()).forEach(holders::add);
+            RestoreSource restoredFrom = restored.get(vnode);
+            if (restoredFrom != null) {
+                v.put("restored-from", restoredFrom.wireName());
+            }
         }
         return node;
     }
@@ -186,6 +192,7 @@ final class JsonViews {
                     .map(HandoverPhase::name)
                     .ifPresent(phase -> node.put("phase", phase));
         }
+        step.report().ifPresent(report -> node.set("restart", MAPPER.valueToTree(report.report())));
         step.failure().ifPresent(f -> node.put("failure", f));
         return node;
     }

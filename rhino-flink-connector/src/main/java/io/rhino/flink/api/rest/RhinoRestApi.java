@@ -257,10 +257,22 @@ final class RhinoRestApi {
 
     private RestResponse rescale(RestRoutes.Call call) {
         OperatorView operator = operatorOf(call);
-        JsonBody body = JsonBody.parse(call.body(), Set.of("active-subtasks", "request-id"));
-        return accepted(
+        JsonBody body =
+                JsonBody.parse(
+                        call.body(), Set.of("active-subtasks", "allow-restart", "request-id"));
+        boolean allowRestart = body.optionalBoolean("allow-restart").orElse(false);
+        Reconfiguration rescale =
                 reconfigurer.rescale(
-                        requestId(body), operator, body.requiredInt("active-subtasks")));
+                        requestId(body),
+                        operator,
+                        body.requiredInt("active-subtasks"),
+                        allowRestart);
+        if (allowRestart) {
+            // the restart closes the job's operators, whose leases keep this server up: its
+            // status must still answer meanwhile, on the same port
+            RhinoRestServer.keepRunningUntil(rescale.steps().get(0).result());
+        }
+        return accepted(rescale);
     }
 
     private RestResponse drain(RestRoutes.Call call) {

@@ -26,6 +26,7 @@ import io.rhino.flink.reconfiguration.RhinoDirectory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,12 +91,29 @@ public final class RhinoRestServer {
                     return;
                 }
                 released[0] = true;
-                if (--users == 0 && running != null) {
-                    running.stop();
-                    running = null;
-                }
+                release();
             }
         };
+    }
+
+    /** One user fewer; the last one stops the server. */
+    private static synchronized void release() {
+        if (--users == 0 && running != null) {
+            running.stop();
+            running = null;
+        }
+    }
+
+    /**
+     * Keeps the running server up until {@code done} completes, as a lease would, even if every
+     * operator that leased it closes meanwhile.
+     */
+    public static synchronized void keepRunningUntil(CompletableFuture<?> done) {
+        if (running == null || done.isDone()) {
+            return;
+        }
+        users++;
+        done.whenComplete((result, error) -> release());
     }
 
     /** The address the running server listens on, if one runs. */

@@ -42,7 +42,8 @@ public final class NexmarkGeneratorMain {
 
     private NexmarkGeneratorMain() {}
 
-    static Args declare() {
+    /** The flags; public for checks of the command lines that run it (docker/compose.yaml). */
+    public static Args declare() {
         Args args =
                 new Args("NexmarkGeneratorMain")
                         .flag("bootstrap-servers", "", "the Kafka cluster to write to (required)")

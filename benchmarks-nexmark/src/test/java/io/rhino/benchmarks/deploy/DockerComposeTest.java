@@ -118,6 +118,7 @@ class DockerComposeTest {
         for (String name : taskManagers) {
             JsonNode service = services.get(name);
             Map<String, String> props = flinkProperties.get(name);
+            DeploymentFiles.checkRhinoOptions(name, props);
             String host = service.path("hostname").asText();
             assertThat(hosts.add(host)).as("%s: host name %s is its own", name, host).isTrue();
             assertThat(props)
@@ -144,7 +145,6 @@ class DockerComposeTest {
             String port = props.get("rhino.replication.port");
             assertThat(port).as("%s: one replication port", name).matches("[1-9][0-9]*");
             assertThat(exposed).as("Dockerfile EXPOSE").contains(port);
-            DeploymentFiles.checkRhinoOptions(name, props);
         }
     }
 

@@ -52,7 +52,8 @@ public final class NexmarkScenarios {
 
     private NexmarkScenarios() {}
 
-    static Args declare() {
+    /** The flags; public for checks of the command lines that run it (docker/compose.yaml). */
+    public static Args declare() {
         return new Args("NexmarkScenarios")
                 .flag("scenario", "load-balancing", "comma-separated, of " + Scenarios.NAMES)
                 .flag("query", "nbq8", "nbq5, nbq8 or nbqx")

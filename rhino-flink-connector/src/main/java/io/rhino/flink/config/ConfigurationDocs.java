@@ -21,6 +21,8 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.description.HtmlFormatter;
 
@@ -61,20 +63,24 @@ public final class ConfigurationDocs {
 
     private record Row(String key, String defaultValue, String type, String description) {}
 
+    /**
+     * Every option of {@link RhinoOptions} by key, the ones this page documents: for checks of
+     * files that set {@code rhino.*} options (deployment examples) against the real keys.
+     */
+    public static Map<String, ConfigOption<?>> options() {
+        Map<String, ConfigOption<?>> options = new TreeMap<>();
+        for (Field field : optionFields()) {
+            ConfigOption<?> option = read(field);
+            options.put(option.key(), option);
+        }
+        return options;
+    }
+
     private static List<Row> rows() {
         List<Row> rows = new ArrayList<>();
         HtmlFormatter formatter = new HtmlFormatter();
-        for (Field field : RhinoOptions.class.getFields()) {
-            if (!Modifier.isStatic(field.getModifiers())
-                    || !ConfigOption.class.isAssignableFrom(field.getType())) {
-                continue;
-            }
-            ConfigOption<?> option;
-            try {
-                option = (ConfigOption<?>) field.get(null);
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException("Cannot read option " + field.getName(), e);
-            }
+        for (Field field : optionFields()) {
+            ConfigOption<?> option = read(field);
             rows.add(
                     new Row(
                             option.key(),
@@ -84,6 +90,25 @@ public final class ConfigurationDocs {
         }
         rows.sort(Comparator.comparing(Row::key));
         return rows;
+    }
+
+    private static List<Field> optionFields() {
+        List<Field> fields = new ArrayList<>();
+        for (Field field : RhinoOptions.class.getFields()) {
+            if (Modifier.isStatic(field.getModifiers())
+                    && ConfigOption.class.isAssignableFrom(field.getType())) {
+                fields.add(field);
+            }
+        }
+        return fields;
+    }
+
+    private static ConfigOption<?> read(Field field) {
+        try {
+            return (ConfigOption<?>) field.get(null);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException("Cannot read option " + field.getName(), e);
+        }
     }
 
     private static String typeOf(Field field) {

@@ -45,6 +45,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -101,6 +102,10 @@ class RhinoRestApiITCase {
         config.set(RhinoOptions.LOAD_WINDOW, Duration.ofSeconds(5));
         // the fuzz test's stalled requests are cut short after this
         config.set(RhinoOptions.REST_REQUEST_TIMEOUT, Duration.ofSeconds(1));
+        Configuration client = CLUSTER.getClientConfiguration();
+        config.set(
+                RhinoOptions.RESCALE_FLINK_REST_ADDRESS,
+                "http://" + client.get(RestOptions.ADDRESS) + ":" + client.get(RestOptions.PORT));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         SkewedCountsJob.rhino(
                 env,
@@ -410,6 +415,27 @@ class RhinoRestApiITCase {
         expect(pastDeployed, 400, "1..4");
         expect(pastDeployed, 400, "/jobs/" + job.getJobID() + "/resource-requirements");
         expect(pastDeployed, 400, "resubmit it from that savepoint at parallelism 5");
+        // this cluster runs Flink's default scheduler: Rhino asks Flink, which cannot, and says so
+        RestCalls.Reply restart =
+                http.post(
+                        operatorPath + "/rescale",
+                        "{\"active-subtasks\": 5, \"allow-restart\": true}");
+        expect(restart, 400, "needs Flink's adaptive scheduler");
+        expect(restart, 400, "DefaultScheduler does not support changing the parallelism");
+        expect(restart, 400, "jobmanager.scheduler: adaptive");
+        expect(restart, 400, "resubmit it from that savepoint at parallelism 5");
+        expect(
+                http.post(
+                        operatorPath + "/rescale",
+                        "{\"active-subtasks\": 17, \"allow-restart\": true}"),
+                400,
+                "at most 16, the operator's vnode count");
+        expect(
+                http.post(
+                        operatorPath + "/rescale",
+                        "{\"active-subtasks\": 5, \"allow-restart\": \"yes\"}"),
+                400,
+                "allow-restart");
         expect(http.post(operatorPath + "/rescale", "{}"), 400, "Missing field 'active-subtasks'");
         expect(http.post(operatorPath + "/rebalance", "{\"max-imbalance\": 0.5}"), 400, ">= 1");
         expect(http.get(unknownJob), 404, "No running Rhino job");

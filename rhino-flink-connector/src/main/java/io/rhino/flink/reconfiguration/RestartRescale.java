@@ -189,6 +189,9 @@ final class RestartRescale implements OperationStep.StepReport {
                 if (current.isPresent() && current.get() != watched) {
                     phase = Phase.RESTORING;
                     watched = current.get();
+                    if (isRunning(watched)) {
+                        ranAt(watched, now);
+                    }
                 }
             }
             case RESTORING -> {

@@ -1,0 +1,234 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.flink.reconfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rhino.core.handover.HandoverCommand;
+import io.rhino.core.handover.HandoverId;
+import io.rhino.core.routing.RoutingTable;
+import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.events.RestoreSource;
+import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverManagerOptions;
+import io.rhino.handover.ShippedVnode;
+import io.rhino.handover.operation.Reconfigurations;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The restart-rescale state machine, driven by hand: operators appear and leave the directory as a
+ * restart by Flink's adaptive scheduler makes them, and the clock moves only when the test says.
+ */
+class RestartRescaleTest {
+
+    private static final String JOB = "job-1";
+    private static final int VNODES = 12;
+
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+    private final List<OperatorView> running = new CopyOnWriteArrayList<>();
+    private final AtomicLong clock = new AtomicLong(1_000);
+    private final RhinoDirectory directory =
+            new RhinoDirectory() {
+                @Override
+                public List<OperatorView> operators() {
+                    return running;
+                }
+
+                @Override
+                public Reconfigurations reconfigurations() {
+                    return new Reconfigurations(10, clock::get);
+                }
+            };
+
+    @AfterEach
+    void stop() {
+        timer.shutdownNow();
+    }
+
+    @Test
+    void followsTheRestartUntilTheOperatorRunsAtTheAskedParallelism() throws Exception {
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale = rescale(before, 6, 60_000);
+
+        rescale.poll();
+        assertThat(rescale.report()).containsEntry("phase", "REQUESTED");
+
+        clock.addAndGet(2_000);
+        running.clear(); // Flink cancelled the job's tasks and closed its coordinators
+        rescale.poll();
+        assertThat(rescale.report()).containsEntry("phase", "RESTARTING");
+
+        clock.addAndGet(500);
+        Map<Integer, RestoreSource> sources = new TreeMap<>();
+        IntStream.range(0, VNODES)
+                .forEach(
+                        v ->
+                                sources.put(
+                                        v,
+                                        v < 2
+                                                ? RestoreSource.TASK_LOCAL
+                                                : v < 10
+                                                        ? RestoreSource.REPLICA
+                                                        : RestoreSource.PEER_REPLICA));
+        OperatorView after = operator(6, sources, 7);
+        running.add(after);
+        rescale.poll();
+        assertThat(rescale.result()).isDone();
+        Map<String, Object> report = rescale.report();
+        assertThat(report)
+                .containsEntry("phase", "RUNNING")
+                .containsEntry("reached-parallelism", 6)
+                .containsEntry("restored-checkpoint", 7L)
+                .containsEntry(
+                        "restored-from",
+                        Map.of(
+                                "task-local", 2,
+                                "replica", 8,
+                                "peer-replica", 2,
+                                "checkpoint-storage", 0));
+        assertThat(report.get("phase-durations-ms"))
+                .isEqualTo(Map.of("until-restart", 2_000L, "downtime", 500L, "total", 2_500L));
+        assertThat(rescale.result().join()).isNull();
+    }
+
+    @Test
+    void aRestartAtAnotherParallelismIsFollowedFurtherAndTheTimeoutNamesWhereItStands()
+            throws Exception {
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale = rescale(before, 6, 10_000);
+
+        running.clear();
+        rescale.poll();
+        OperatorView atFive = operator(5, Map.of(), 3); // only five free slots
+        running.add(atFive);
+        rescale.poll();
+        rescale.poll();
+        assertThat(rescale.result()).isNotDone();
+        assertThat(rescale.report())
+                .containsEntry("phase", "REQUESTED")
+                .containsEntry("reached-parallelism", 5);
+
+        clock.addAndGet(10_000);
+        rescale.poll();
+        assertThat(rescale.result()).isCompletedExceptionally();
+        assertThat((String) rescale.report().get("failure"))
+                .contains("does not run at parallelism 6")
+                .contains("still runs at 5")
+                .contains("free slots");
+    }
+
+    private RestartRescale rescale(OperatorView before, int to, long timeoutMillis)
+            throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort(); // nothing answers there: Flink's details are optional
+        }
+        return new RestartRescale(
+                directory,
+                new FlinkRest(URI.create("http://127.0.0.1:" + port)),
+                before,
+                to,
+                timeoutMillis,
+                clock::get);
+    }
+
+    /** A running operator at {@code parallelism} whose gates restored as given. */
+    private OperatorView operator(
+            int parallelism, Map<Integer, RestoreSource> restored, long checkpoint) {
+        HandoverManager manager =
+                new HandoverManager(
+                        "counts",
+                        RoutingTable.initial(
+                                new VnodeLayout(128, VNODES), parallelism, parallelism),
+                        1,
+                        new HandoverManager.ProtocolPort() {
+                            @Override
+                            public void sendToRouters(HandoverCommand command) {}
+
+                            @Override
+                            public void sendToTarget(
+                                    int targetSubtask, HandoverId id, List<ShippedVnode> vnodes) {}
+
+                            @Override
+                            public void failJob(Throwable cause) {}
+                        },
+                        HandoverManagerOptions.defaults(),
+                        clock::get,
+                        timer);
+        Map<Integer, String> gates = new TreeMap<>();
+        IntStream.range(0, parallelism).forEach(s -> gates.put(s, "tm-" + s % 3));
+        return new OperatorView() {
+            @Override
+            public String jobId() {
+                return JOB;
+            }
+
+            @Override
+            public String name() {
+                return "counts";
+            }
+
+            @Override
+            public int parallelism() {
+                return parallelism;
+            }
+
+            @Override
+            public Optional<HandoverManager> manager() {
+                return Optional.of(manager);
+            }
+
+            @Override
+            public Map<Integer, String> taskManagerBySubtask() {
+                return gates;
+            }
+
+            @Override
+            public double[] recordsPerSecond() {
+                return new double[VNODES];
+            }
+
+            @Override
+            public long stateBytes(int vnode) {
+                return -1;
+            }
+
+            @Override
+            public Map<Integer, RestoreSource> restoreSourceByVnode() {
+                return restored;
+            }
+
+            @Override
+            public OptionalLong restoredCheckpointId() {
+                return checkpoint < 0 ? OptionalLong.empty() : OptionalLong.of(checkpoint);
+            }
+        };
+    }
+}

@@ -65,15 +65,17 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Flink's own Prometheus reporter (flink-metrics-prometheus, as a user installs it) exports every
  * metric of {@link RhinoMetric} under the name the registry and docs/metrics.md give, and every
- * metric the Grafana dashboard in docs/grafana queries is one the reporter exports. The job runs
- * with replication, the auto-balancer, a handover and a failover, so that every metric, including
- * those registered only on a restore, exists when the reporter is scraped.
+ * metric the Grafana dashboard in docs/grafana queries, or docs/operations.md names, is one the
+ * reporter exports. The job runs with replication, the auto-balancer, a handover and a failover, so
+ * that every metric, including those registered only on a restore, exists when the reporter is
+ * scraped.
  */
 @Timeout(180)
 class PrometheusMetricsITCase {
 
     private static final String NAME = "prometheus";
     private static final Path DASHBOARD = Path.of("..", "docs", "grafana", "rhino-dashboard.json");
+    private static final Path OPERATIONS = Path.of("..", "docs", "operations.md");
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ]");
     private static final Pattern QUERIED = Pattern.compile("\\bflink_[a-zA-Z0-9_:]*");
     private static final Set<String> QUERY_FIELDS = Set.of("expr", "query", "definition");
@@ -146,6 +148,14 @@ class PrometheusMetricsITCase {
                             RhinoMetric.REPLICATION_LAG_MS.prometheusName(),
                             RhinoMetric.VNODES_RESTORED_FROM_REPLICAS.prometheusName(),
                             RhinoMetric.OWNED_VNODES.prometheusName());
+
+            Set<String> inOperations = new TreeSet<>();
+            Matcher name = QUERIED.matcher(Files.readString(OPERATIONS));
+            while (name.find()) {
+                inOperations.add(name.group());
+            }
+            assertThat(inOperations).as("Prometheus names in docs/operations.md").isNotEmpty();
+            assertThat(exported.keySet()).containsAll(inOperations);
         } finally {
             job.cancel().get(60, TimeUnit.SECONDS);
         }

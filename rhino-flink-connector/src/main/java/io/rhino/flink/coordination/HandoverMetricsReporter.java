@@ -15,6 +15,7 @@
 package io.rhino.flink.coordination;
 
 import io.rhino.core.handover.HandoverPhase;
+import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.reconfiguration.Reconfigurer;
 import io.rhino.handover.HandoverManager;
 import java.util.Arrays;
@@ -41,33 +42,41 @@ final class HandoverMetricsReporter {
     static MetricGroup register(MetricGroup coordinatorGroup, OperatorReadModel operator) {
         HandoverManager manager = operator.manager().orElseThrow();
         MetricGroup group = coordinatorGroup.addGroup("rhino");
-        group.gauge(
-                "loadImbalance",
-                () -> Reconfigurer.modelOf(operator, manager.routingTable()).imbalance());
-        group.gauge("recordsPerSecond", () -> Arrays.stream(operator.recordsPerSecond()).sum());
+        RhinoMetric.LOAD_IMBALANCE.gauge(
+                group, () -> Reconfigurer.modelOf(operator, manager.routingTable()).imbalance());
+        RhinoMetric.RECORDS_PER_SECOND.gauge(
+                group, () -> Arrays.stream(operator.recordsPerSecond()).sum());
         operator.autoBalancer()
                 .ifPresent(
                         balancer -> {
-                            group.counter(
-                                    "autoBalanceRebalances",
-                                    new ManagerCount(balancer::rebalances));
-                            group.counter(
-                                    "autoBalanceSkipped", new ManagerCount(balancer::skipped));
+                            RhinoMetric.AUTO_BALANCE_REBALANCES.counter(
+                                    group, new ManagerCount(balancer::rebalances));
+                            RhinoMetric.AUTO_BALANCE_SKIPPED.counter(
+                                    group, new ManagerCount(balancer::skipped));
                         });
-        group.counter("handoversStarted", new ManagerCount(() -> manager.metrics().started()));
-        group.counter("handoversCompleted", new ManagerCount(() -> manager.metrics().completed()));
-        group.counter("handoversFailed", new ManagerCount(() -> manager.metrics().failed()));
-        group.counter("handoversRejected", new ManagerCount(() -> manager.metrics().rejected()));
-        group.gauge("handoverInFlight", () -> manager.metrics().inFlight() ? 1 : 0);
-        group.gauge("lastHandoverDurationMs", () -> manager.metrics().lastDurationMillis());
-        group.gauge("routingEpoch", () -> manager.metrics().currentEpoch());
+        RhinoMetric.HANDOVERS_STARTED.counter(
+                group, new ManagerCount(() -> manager.metrics().started()));
+        RhinoMetric.HANDOVERS_COMPLETED.counter(
+                group, new ManagerCount(() -> manager.metrics().completed()));
+        RhinoMetric.HANDOVERS_FAILED.counter(
+                group, new ManagerCount(() -> manager.metrics().failed()));
+        RhinoMetric.HANDOVERS_REJECTED.counter(
+                group, new ManagerCount(() -> manager.metrics().rejected()));
+        RhinoMetric.HANDOVER_IN_FLIGHT.gauge(group, () -> manager.metrics().inFlight() ? 1 : 0);
+        RhinoMetric.LAST_HANDOVER_DURATION_MS.gauge(
+                group, () -> manager.metrics().lastDurationMillis());
+        RhinoMetric.ROUTING_EPOCH_OF_MANAGER.gauge(group, () -> manager.metrics().currentEpoch());
         for (HandoverPhase phase : HandoverPhase.values()) {
             if (phase == HandoverPhase.REQUESTED || phase == HandoverPhase.FAILED) {
                 continue;
             }
-            group.gauge(
-                    "lastHandover" + camel(phase) + "Ms",
-                    () -> manager.metrics().lastPhaseDurationsMillis().getOrDefault(phase, -1L));
+            RhinoMetric.lastHandoverPhase(phase)
+                    .gauge(
+                            group,
+                            () ->
+                                    manager.metrics()
+                                            .lastPhaseDurationsMillis()
+                                            .getOrDefault(phase, -1L));
         }
         return group;
     }
@@ -114,13 +123,5 @@ final class HandoverMetricsReporter {
         public void dec(long n) {
             inc();
         }
-    }
-
-    private static String camel(HandoverPhase phase) {
-        StringBuilder name = new StringBuilder();
-        for (String word : phase.name().split("_")) {
-            name.append(word.charAt(0)).append(word.substring(1).toLowerCase());
-        }
-        return name.toString();
     }
 }

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.metrics.RhinoMetric;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.SimpleCounter;
@@ -35,11 +36,11 @@ public final class ReplicationProgressTracker implements PeerVnodeReplication.Li
 
     /** Registers the subtask's replication metrics in {@code group}. */
     public ReplicationProgressTracker register(MetricGroup group) {
-        group.counter("rhinoReplicatedBytes", replicatedBytes);
-        group.counter("rhinoReplicationFailures", failures);
-        group.gauge("rhinoLastReplicatedCheckpoint", this::lastCheckpoint);
-        group.gauge("rhinoReplicationLagMs", () -> snapshot().ageMillis());
-        group.gauge("rhinoReplicationChainLength", () -> chainLength);
+        RhinoMetric.REPLICATED_BYTES.counter(group, replicatedBytes);
+        RhinoMetric.REPLICATION_FAILURES.counter(group, failures);
+        RhinoMetric.LAST_REPLICATED_CHECKPOINT.gauge(group, this::lastCheckpoint);
+        RhinoMetric.REPLICATION_LAG_MS.gauge(group, () -> snapshot().ageMillis());
+        RhinoMetric.REPLICATION_CHAIN_LENGTH.gauge(group, () -> chainLength);
         return this;
     }
 

@@ -14,6 +14,7 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.replication.ReplicationMemory;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.ReplicationStats;
@@ -44,38 +45,44 @@ final class TaskManagerReplicationMetrics {
         if (group == null || !REGISTERED.add(taskManager)) {
             return;
         }
-        stat(group, taskManager, "rhinoReplicaBytesReceived", ReplicationStats::bytesReceived);
-        stat(group, taskManager, "rhinoReplicaFilesStored", ReplicationStats::filesStored);
         stat(
                 group,
                 taskManager,
-                "rhinoReplicationRefusedRequests",
+                RhinoMetric.REPLICA_BYTES_RECEIVED,
+                ReplicationStats::bytesReceived);
+        stat(group, taskManager, RhinoMetric.REPLICA_FILES_STORED, ReplicationStats::filesStored);
+        stat(
+                group,
+                taskManager,
+                RhinoMetric.REPLICATION_REFUSED_REQUESTS,
                 ReplicationStats::refusedRequests);
-        stat(group, taskManager, "rhinoReplicaFetchesServed", ReplicationStats::fetchesServed);
-        group.gauge(
-                "rhinoReplicaStoreFullAgoMs",
+        stat(
+                group,
+                taskManager,
+                RhinoMetric.REPLICA_FETCHES_SERVED,
+                ReplicationStats::fetchesServed);
+        RhinoMetric.REPLICA_STORE_FULL_AGO_MS.gauge(
+                group,
                 (Gauge<Long>)
                         () ->
                                 service(taskManager)
                                         .map(s -> s.store().outOfSpaceAgoMillis())
                                         .orElse(-1L));
-        group.gauge("rhinoReplicaStoreBytes", new StoreBytes(taskManager));
+        RhinoMetric.REPLICA_STORE_BYTES.gauge(group, new StoreBytes(taskManager));
         // Netty's pool is shared by every service in the job's class loader: one per TaskManager
-        group.gauge(
-                "rhinoReplicationNettyMemoryInUseBytes",
-                (Gauge<Long>) ReplicationMemory::inUseBytes);
-        group.gauge(
-                "rhinoReplicationNettyMemoryReservedBytes",
-                (Gauge<Long>) ReplicationMemory::reservedBytes);
+        RhinoMetric.REPLICATION_NETTY_MEMORY_IN_USE_BYTES.gauge(
+                group, (Gauge<Long>) ReplicationMemory::inUseBytes);
+        RhinoMetric.REPLICATION_NETTY_MEMORY_RESERVED_BYTES.gauge(
+                group, (Gauge<Long>) ReplicationMemory::reservedBytes);
     }
 
     private static void stat(
             MetricGroup group,
             String taskManager,
-            String name,
+            RhinoMetric metric,
             ToLongFunction<ReplicationStats> of) {
-        group.gauge(
-                name,
+        metric.gauge(
+                group,
                 (Gauge<Long>)
                         () -> service(taskManager).map(s -> of.applyAsLong(s.stats())).orElse(0L));
     }

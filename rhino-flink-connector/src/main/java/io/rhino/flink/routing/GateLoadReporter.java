@@ -16,6 +16,7 @@ package io.rhino.flink.routing;
 
 import io.rhino.flink.events.GateLoadEvent;
 import io.rhino.flink.events.GateLocationEvent;
+import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.replication.GateReplication;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
@@ -58,8 +59,8 @@ final class GateLoadReporter {
     }
 
     void registerOwnedVnodes(MetricGroup gateMetrics) {
-        gateMetrics.gauge(
-                "rhinoOwnedVnodes",
+        RhinoMetric.OWNED_VNODES.gauge(
+                gateMetrics,
                 () -> RhinoTaskRegistry.backendOf(task).map(b -> b.ownedVnodes().length).orElse(0));
     }
 

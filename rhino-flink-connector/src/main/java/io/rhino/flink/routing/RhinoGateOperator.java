@@ -19,6 +19,7 @@ import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.events.InstallVnodesEvent;
 import io.rhino.flink.events.ReplicationChainEvent;
 import io.rhino.flink.handover.StateTransfer;
+import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.replication.GateReplication;
 import io.rhino.flink.replication.ReplicaRestore;
 import io.rhino.flink.spec.RhinoOperatorSpec;
@@ -171,12 +172,10 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                                 .getEnvironment()
                                 .getIOManager()
                                 .getSpillingDirectories());
-        getMetricGroup().gauge("rhinoBufferedRecords", incoming::size);
-        getMetricGroup()
-                .gauge(
-                        "rhinoBufferedBytes",
-                        () -> incoming.memoryBytes() + incoming.spilledBytes());
-        getMetricGroup().gauge("rhinoSpilledBytes", incoming::spilledBytes);
+        RhinoMetric.BUFFERED_RECORDS.gauge(getMetricGroup(), incoming::size);
+        RhinoMetric.BUFFERED_BYTES.gauge(
+                getMetricGroup(), () -> incoming.memoryBytes() + incoming.spilledBytes());
+        RhinoMetric.SPILLED_BYTES.gauge(getMetricGroup(), incoming::spilledBytes);
         loadReporter.registerOwnedVnodes(getMetricGroup());
         replication.open(getMetricGroup());
         String name = spec.name();
@@ -191,7 +190,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         vnodeTransfers,
                         transfer,
                         coordinator,
-                        getMetricGroup().counter("rhinoHandoverBytesSent"));
+                        RhinoMetric.HANDOVER_BYTES_SENT.counter(getMetricGroup()));
         alignment =
                 new GateAlignment(
                         name, subtask, incoming, shipper, this::backend, super::processWatermark);
@@ -206,7 +205,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         timerWakeup,
                         incoming,
                         record -> output.collect(record),
-                        getMetricGroup().counter("rhinoBufferSpilledBytesTotal"),
+                        RhinoMetric.BUFFER_SPILLED_BYTES_TOTAL.counter(getMetricGroup()),
                         alignment,
                         coordinator);
         loadReporter.start(getProcessingTimeService(), loadReportInterval);

@@ -21,6 +21,7 @@ import io.rhino.flink.events.RouterAckEvent;
 import io.rhino.flink.events.RouterCommandEvent;
 import io.rhino.flink.events.RouterFinishingEvent;
 import io.rhino.flink.events.RouterStartedEvent;
+import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.time.Duration;
 import java.util.List;
@@ -104,7 +105,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         // the initial table of this build (e.g. another active parallelism) says. At another
         // parallelism the gates' backends redistribute the vnodes as the rescaled table does.
         table = spec.routingTableAt(gateParallelism, restored);
-        getMetricGroup().gauge("rhinoRoutingEpoch", () -> table.epoch());
+        RhinoMetric.ROUTING_EPOCH.gauge(getMetricGroup(), () -> table.epoch());
     }
 
     @Override

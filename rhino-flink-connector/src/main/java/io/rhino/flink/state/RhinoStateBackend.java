@@ -18,6 +18,7 @@ import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.events.RestoreSource;
+import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.util.ArrayList;
@@ -355,7 +356,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                 restoredFromReplicas(parameters, replicas);
             }
             int locally = localCopies.size();
-            parameters.getMetricGroup().gauge("rhinoVnodesRestoredFromLocalCopies", () -> locally);
+            RhinoMetric.VNODES_RESTORED_FROM_LOCAL_COPIES.gauge(
+                    parameters.getMetricGroup(), () -> locally);
             backend.restoredFrom(
                     sourcesOf(restored.handlesByVnode().keySet(), localCopies.keySet(), replicas));
         }
@@ -394,10 +396,11 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
         long bytes = replicas.linkedBytes();
         int fetchedVnodes = replicas.fetchedVnodes();
         long fetchedBytes = replicas.fetchedBytes();
-        parameters.getMetricGroup().gauge("rhinoVnodesRestoredFromReplicas", () -> vnodes);
-        parameters.getMetricGroup().gauge("rhinoBytesRestoredFromReplicas", () -> bytes);
-        parameters.getMetricGroup().gauge("rhinoVnodesFetchedFromPeers", () -> fetchedVnodes);
-        parameters.getMetricGroup().gauge("rhinoBytesFetchedFromPeers", () -> fetchedBytes);
+        RhinoMetric.VNODES_RESTORED_FROM_REPLICAS.gauge(parameters.getMetricGroup(), () -> vnodes);
+        RhinoMetric.BYTES_RESTORED_FROM_REPLICAS.gauge(parameters.getMetricGroup(), () -> bytes);
+        RhinoMetric.VNODES_FETCHED_FROM_PEERS.gauge(
+                parameters.getMetricGroup(), () -> fetchedVnodes);
+        RhinoMetric.BYTES_FETCHED_FROM_PEERS.gauge(parameters.getMetricGroup(), () -> fetchedBytes);
     }
 
     private void logHeapTimersOverrideOnce() {

@@ -16,12 +16,12 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
-import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.reconfiguration.AutoBalancer;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.ReplicationView;
 import io.rhino.flink.replication.ReplicationProgress;
 import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverManager;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

@@ -16,9 +16,9 @@ package io.rhino.flink.coordination;
 
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.config.RhinoRuntimeSettings;
-import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.replication.ReplicationProgress;
 import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverManagerOptions;
 import java.util.Map;

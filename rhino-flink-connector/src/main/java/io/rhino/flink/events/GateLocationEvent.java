@@ -14,6 +14,7 @@
 
 package io.rhino.flink.events;
 
+import io.rhino.flink.state.RestoreSource;
 import java.util.Map;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 

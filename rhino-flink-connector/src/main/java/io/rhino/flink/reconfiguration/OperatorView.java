@@ -15,7 +15,7 @@
 package io.rhino.flink.reconfiguration;
 
 import io.rhino.flink.config.RhinoRuntimeSettings;
-import io.rhino.flink.events.RestoreSource;
+import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverManager;
 import java.util.Map;
 import java.util.Optional;

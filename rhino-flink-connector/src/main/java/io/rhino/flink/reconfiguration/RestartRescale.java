@@ -15,7 +15,7 @@
 package io.rhino.flink.reconfiguration;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.rhino.flink.events.RestoreSource;
+import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverResult;
 import io.rhino.handover.operation.OperationStep;
 import java.util.EnumMap;

@@ -14,9 +14,9 @@
 
 package io.rhino.flink.replication;
 
-import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.state.FileLinks;
 import io.rhino.flink.state.RestoreFromReplicas;
+import io.rhino.flink.state.RestoreSource;
 import io.rhino.flink.state.TaskReplicas;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;

@@ -14,7 +14,7 @@
 
 package io.rhino.flink.replication;
 
-import io.rhino.flink.events.RestoreSource;
+import io.rhino.flink.state.RestoreSource;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;

@@ -14,7 +14,6 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.flink.events.RestoreSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -17,7 +17,6 @@ package io.rhino.flink.state;
 import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.spec.UnsupportedJobShapeException;

@@ -17,7 +17,6 @@ package io.rhino.flink.state;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 import io.rhino.core.routing.VnodeLayout;
-import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.state.VnodeStateRegistry.Prebound;
 import java.io.Closeable;
 import java.io.File;

@@ -17,9 +17,9 @@ package io.rhino.flink.coordination;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
-import io.rhino.flink.events.RestoreSource;
 import io.rhino.flink.reconfiguration.ReplicationView;
 import io.rhino.flink.spec.RhinoOperatorSpec;
+import io.rhino.flink.state.RestoreSource;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.junit.jupiter.api.Test;

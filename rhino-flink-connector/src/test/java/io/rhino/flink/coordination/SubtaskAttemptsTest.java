@@ -16,14 +16,10 @@ package io.rhino.flink.coordination;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.core.handover.HandoverCommand;
-import io.rhino.core.handover.HandoverId;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.IdleManagers;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverManagerOptions;
-import io.rhino.handover.ShippedVnode;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.AfterEach;
@@ -38,24 +34,7 @@ class SubtaskAttemptsTest {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     private final RoutingTable initial = RoutingTable.initial(new VnodeLayout(128, 4), 2, 2);
     private final HandoverManager manager =
-            new HandoverManager(
-                    "op",
-                    initial,
-                    1,
-                    new HandoverManager.ProtocolPort() {
-                        @Override
-                        public void sendToRouters(HandoverCommand command) {}
-
-                        @Override
-                        public void sendToTarget(
-                                int targetSubtask, HandoverId id, List<ShippedVnode> vnodes) {}
-
-                        @Override
-                        public void failJob(Throwable cause) {}
-                    },
-                    HandoverManagerOptions.defaults(),
-                    System::currentTimeMillis,
-                    timer);
+            IdleManagers.manager("op", initial, 1, System::currentTimeMillis, timer);
     private final SubtaskAttempts attempts = new SubtaskAttempts("op", 1, 2);
 
     @AfterEach

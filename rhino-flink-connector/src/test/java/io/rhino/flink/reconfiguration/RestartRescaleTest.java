@@ -16,14 +16,11 @@ package io.rhino.flink.reconfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rhino.core.handover.HandoverCommand;
-import io.rhino.core.handover.HandoverId;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
-import io.rhino.flink.events.RestoreSource;
+import io.rhino.flink.IdleManagers;
+import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverManagerOptions;
-import io.rhino.handover.ShippedVnode;
 import io.rhino.handover.operation.Reconfigurations;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -163,23 +160,11 @@ class RestartRescaleTest {
     private OperatorView operator(
             int parallelism, Map<Integer, RestoreSource> restored, long checkpoint) {
         HandoverManager manager =
-                new HandoverManager(
+                IdleManagers.manager(
                         "counts",
                         RoutingTable.initial(
                                 new VnodeLayout(128, VNODES), parallelism, parallelism),
                         1,
-                        new HandoverManager.ProtocolPort() {
-                            @Override
-                            public void sendToRouters(HandoverCommand command) {}
-
-                            @Override
-                            public void sendToTarget(
-                                    int targetSubtask, HandoverId id, List<ShippedVnode> vnodes) {}
-
-                            @Override
-                            public void failJob(Throwable cause) {}
-                        },
-                        HandoverManagerOptions.defaults(),
                         clock::get,
                         timer);
         Map<Integer, String> gates = new TreeMap<>();

@@ -14,15 +14,12 @@
 
 package io.rhino.flink.api.rest;
 
-import io.rhino.core.handover.HandoverCommand;
-import io.rhino.core.handover.HandoverId;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.IdleManagers;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverManagerOptions;
-import io.rhino.handover.ShippedVnode;
 import io.rhino.handover.operation.Reconfigurations;
 import java.util.List;
 import java.util.Map;
@@ -48,23 +45,11 @@ final class TestOperators implements RhinoDirectory, AutoCloseable {
     /** Adds a running operator of {@code jobId}; {@code token} null for none. */
     HandoverManager add(String jobId, String name, boolean served, String token) {
         HandoverManager manager =
-                new HandoverManager(
+                IdleManagers.manager(
                         name,
                         RoutingTable.initial(
                                 new VnodeLayout(128, VNODES), PARALLELISM, PARALLELISM),
                         PARALLELISM,
-                        new HandoverManager.ProtocolPort() {
-                            @Override
-                            public void sendToRouters(HandoverCommand command) {}
-
-                            @Override
-                            public void sendToTarget(
-                                    int targetSubtask, HandoverId id, List<ShippedVnode> vnodes) {}
-
-                            @Override
-                            public void failJob(Throwable cause) {}
-                        },
-                        HandoverManagerOptions.defaults(),
                         System::currentTimeMillis,
                         timer);
         operators.add(

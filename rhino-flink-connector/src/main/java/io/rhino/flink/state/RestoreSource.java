@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.events;
+package io.rhino.flink.state;
 
 import java.util.Locale;
 

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * uploaded job jar run at once, each gets a handover over Rhino's REST API, a TaskManager running
  * subtasks of both dies with {@code kill -9} and both recover from the replicas on the survivors,
  * each gets a handover again, and both outputs equal plain Flink's. Once both are cancelled,
- * nothing of Rhino is left: no thread, no user class loader (nor a Rhino class in one) after a GC,
- * no REST or replication port, no replica file. With {@code -Pdeployment}.
+ * nothing of Rhino is left: no thread, no Rhino class in a user class loader after a GC, no REST or
+ * replication port, no replica file. With {@code -Pdeployment}.
  */
 @EnabledIfSystemProperty(named = "rhino.deployment.full", matches = "true")
 class DeploymentITCase {

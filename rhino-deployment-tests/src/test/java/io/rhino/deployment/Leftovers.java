@@ -72,7 +72,11 @@ final class Leftovers {
         return columns.length > 3 && columns[3].matches("\\d+") ? Long.parseLong(columns[3]) : 0;
     }
 
-    /** The Rhino classes a user-code class loader of {@code process} still holds. */
+    /**
+     * The classes of Rhino (not of the job itself) that a user-code class loader of {@code process}
+     * still holds: with Rhino in the job jar, what keeps the job's class loader alive after the job
+     * left.
+     */
     static List<String> rhinoClassesOfUserLoaders(FlinkProcess process) throws Exception {
         List<String> classes = new ArrayList<>();
         boolean inUserLoader = false;
@@ -82,7 +86,9 @@ final class Leftovers {
                         line.contains("FlinkUserCodeClassLoaders")
                                 || line.contains("ChildFirstClassLoader")
                                 || line.contains("ParentFirstClassLoader");
-            } else if (inUserLoader && line.contains("io.rhino.")) {
+            } else if (inUserLoader
+                    && line.contains("io.rhino.")
+                    && !line.contains("io.rhino.deployment.")) {
                 classes.add(line.strip());
             }
         }

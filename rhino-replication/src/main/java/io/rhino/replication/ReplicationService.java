@@ -381,11 +381,7 @@ public final class ReplicationService implements AutoCloseable {
     @Override
     public void close() {
         closeAsync().awaitUninterruptibly();
-        try {
-            storeLock.close();
-        } catch (IOException e) {
-            LOG.warn("Could not release the lock of store {}: {}", store.root(), e.toString());
-        }
+        releaseStore();
     }
 
     /** Stops the service without waiting, so that its own thread may call it. */
@@ -394,18 +390,20 @@ public final class ReplicationService implements AutoCloseable {
         LOG.info("Replication service {} stopping", address);
         io.netty.util.concurrent.Future<?> stopped =
                 group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-        stopped.addListener(
-                done -> {
-                    try {
-                        storeLock.close();
-                    } catch (IOException e) {
-                        LOG.warn(
-                                "Could not release the lock of store {}: {}",
-                                store.root(),
-                                e.toString());
-                    }
-                });
+        stopped.addListener(done -> releaseStore());
         return stopped;
+    }
+
+    /**
+     * Releases the store's lock; a store that holds no replica any more goes with it, so a service
+     * that stopped after its last job's replicas were deleted leaves nothing on the disk.
+     */
+    private void releaseStore() {
+        try {
+            storeLock.closeRemovingEmpty(store.root());
+        } catch (IOException e) {
+            LOG.warn("Could not release the lock of store {}: {}", store.root(), e.toString());
+        }
     }
 
     // ------------------------------------------------------------------ event loop only

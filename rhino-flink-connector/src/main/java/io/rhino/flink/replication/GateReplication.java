@@ -97,16 +97,29 @@ public final class GateReplication {
             Environment env, String operator, RhinoRuntimeSettings.Replication settings) {
         String taskManager = TaskManagerReplication.taskManagerName(env);
         String job = env.getJobID().toString();
+        boolean jobsOwnClasses = RhinoClasses.areTheJobsOwn();
         try {
-            return TaskManagerReplication.acquire(
-                    taskManager,
-                    job,
-                    PeerVnodeReplication.operatorPrefix(job, operator),
-                    settings,
-                    env.getTaskManagerInfo().getConfiguration(),
-                    env.getTaskManagerInfo().getTaskManagerExternalAddress(),
-                    Path.of(env.getTaskManagerInfo().getTmpDirectories()[0], "rhino-replicas"),
-                    taskManagerMetricGroup(env));
+            ReplicationService service =
+                    TaskManagerReplication.acquire(
+                            taskManager,
+                            TaskManagerReplication.storeName(taskManager, job, jobsOwnClasses),
+                            job,
+                            PeerVnodeReplication.operatorPrefix(job, operator),
+                            settings,
+                            env.getTaskManagerInfo().getConfiguration(),
+                            env.getTaskManagerInfo().getTaskManagerExternalAddress(),
+                            Path.of(
+                                    env.getTaskManagerInfo().getTmpDirectories()[0],
+                                    "rhino-replicas"),
+                            taskManagerMetricGroup(env));
+            if (jobsOwnClasses) {
+                // Flink releases the class loader once the job left this TaskManager
+                env.getUserCodeClassLoader()
+                        .registerReleaseHookIfAbsent(
+                                "rhino-replication-" + taskManager,
+                                () -> TaskManagerReplication.jobLeft(taskManager, job));
+            }
+            return service;
         } catch (IOException e) {
             throw new UncheckedIOException(
                     "Rhino keyed stream '"

@@ -72,6 +72,7 @@ public final class TaskManagerReplication {
      * The TaskManager's service, started if needed.
      *
      * @param taskManager the TaskManager's name
+     * @param store the name of the service's store under the replica directory ({@link #storeName})
      * @param job the job of the gate acquiring it
      * @param scope the path prefix of the gate's operator's replicas ({@link
      *     PeerVnodeReplication#operatorPrefix}): peers proving the operator's secret work there
@@ -85,6 +86,7 @@ public final class TaskManagerReplication {
      */
     public static synchronized ReplicationService acquire(
             String taskManager,
+            String store,
             String job,
             String scope,
             RhinoRuntimeSettings.Replication jobSettings,
@@ -112,7 +114,7 @@ public final class TaskManagerReplication {
                                     host,
                                     settings.firstPort(),
                                     settings.lastPort(),
-                                    root.resolve(PathSegment.of(taskManager)),
+                                    root.resolve(PathSegment.of(store)),
                                     null, // every peer works in a scope, with its secret
                                     settings.timeout(),
                                     settings.tls()
@@ -155,6 +157,44 @@ public final class TaskManagerReplication {
         Running running = BY_TASK_MANAGER.get(taskManager);
         if (running != null) {
             running.members().admit(scope, services);
+        }
+    }
+
+    /**
+     * The name of a TaskManager's replica store: the TaskManager's name when Rhino's classes are
+     * the TaskManager's (in Flink's lib/), so every job shares the one service; its name and the
+     * job's when they are the job's own (in its jar, loaded by its user-code class loader), where
+     * each job has its own copy of this class and so its own service, which must not take the store
+     * of another job's.
+     */
+    public static String storeName(String taskManager, String job, boolean jobsOwnClasses) {
+        return jobsOwnClasses ? taskManager + "-job-" + job : taskManager;
+    }
+
+    /**
+     * The job left this TaskManager and its user-code class loader is released: with Rhino's
+     * classes in the job's jar, nothing of this copy of Rhino may run on, so the job's replicas
+     * here go now instead of after their retention, and the service stops (its threads run this
+     * class loader's code).
+     */
+    public static synchronized void jobLeft(String taskManager, String job) {
+        Running running = BY_TASK_MANAGER.get(taskManager);
+        if (running == null) {
+            return;
+        }
+        running.usersByJob().remove(job);
+        Future<?> deletion = running.deletionsByJob().remove(job);
+        if (deletion != null) {
+            deletion.cancel(false);
+        }
+        LOG.info(
+                "Job {} left TaskManager {} and its classes are released: deleting its replicas",
+                job,
+                taskManager);
+        deleteReplicas(running, job);
+        if (running.idle()) {
+            BY_TASK_MANAGER.remove(taskManager);
+            running.service().close();
         }
     }
 

@@ -141,6 +141,27 @@ public final class StoreLock implements AutoCloseable {
         }
     }
 
+    /**
+     * Releases the lock, and removes {@code store} if it holds no file but its lock (directories
+     * without files aside). Removed while still locked, so no other service takes it meanwhile.
+     */
+    public synchronized void closeRemovingEmpty(Path store) throws IOException {
+        if (channel.isOpen() && Files.isDirectory(store) && holdsNoFile(store)) {
+            ReplicaStore.deleteDirectory(store);
+        }
+        close();
+    }
+
+    private static boolean holdsNoFile(Path store) throws IOException {
+        try (Stream<Path> files = Files.walk(store)) {
+            return files.filter(Files::isRegularFile)
+                    .allMatch(
+                            f ->
+                                    f.getFileName().toString().equals(NAME)
+                                            && f.getParent().equals(store));
+        }
+    }
+
     @Override
     public synchronized void close() throws IOException {
         // idempotent: the service releases it when its thread stops, or when closed and awaited

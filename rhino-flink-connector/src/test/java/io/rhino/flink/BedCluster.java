@@ -45,6 +45,13 @@ final class BedCluster implements AutoCloseable {
     static final String STORAGE = "hdfs";
     static final int REPLICATION_PORT = 50100;
 
+    /**
+     * Rhino's REST port on the JobManager's host. A port found free on the test's machine may be
+     * taken there (by an outgoing connection's local port): Rhino's default, below the ephemeral
+     * range, is not.
+     */
+    static final int RHINO_REST_PORT = 8082;
+
     final NetworkBed bed;
     final BedHdfs hdfs;
     final ProcessCluster cluster;
@@ -120,14 +127,14 @@ final class BedCluster implements AutoCloseable {
 
     /**
      * A Rhino job's configuration on this bed: checkpoints every {@code interval} to {@code
-     * hdfs://<storage>/<name>}, Rhino's REST server on the JobManager's address and {@code
-     * restPort}, replication off (see {@link #withReplication}).
+     * hdfs://<storage>/<name>}, Rhino's REST server on the JobManager's address and {@link
+     * #RHINO_REST_PORT}, replication off (see {@link #withReplication}).
      */
-    Configuration jobConfig(int restPort, String name, Duration interval) {
+    Configuration jobConfig(String name, Duration interval) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, interval);
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, hdfs.uri() + "/" + name);
-        config.set(RhinoOptions.REST_PORT, restPort);
+        config.set(RhinoOptions.REST_PORT, RHINO_REST_PORT);
         // the test reaches the REST server from the bridge, not the JobManager host's loopback
         config.set(RhinoOptions.REST_BIND_ADDRESS, cluster.jobManagerAddress());
         return config;

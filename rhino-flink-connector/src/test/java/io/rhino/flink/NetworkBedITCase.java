@@ -86,17 +86,15 @@ class NetworkBedITCase {
                                         directory.resolve("replicas-" + index).toString()))) {
             bed = hosts.bed;
             ProcessCluster cluster = hosts.cluster;
-            int restPort = ProcessCluster.freePort();
             Configuration config =
                     BedCluster.withReplication(
-                            hosts.jobConfig(restPort, "checkpoints", Duration.ofSeconds(2)),
-                            2,
-                            RETENTION);
+                            hosts.jobConfig("checkpoints", Duration.ofSeconds(2)), 2, RETENTION);
             RhinoClusters.withRestarts(config, 1_000, Duration.ofSeconds(1));
             Path output = directory.resolve("output");
             JobClient client = job.submit(cluster, config, output, "netbed-smoke");
             String jobId = client.getJobID().toString();
-            RemoteOperator operator = new RemoteOperator(cluster, restPort, jobId, NAME, VNODES);
+            RemoteOperator operator =
+                    new RemoteOperator(cluster, BedCluster.RHINO_REST_PORT, jobId, NAME, VNODES);
             JsonNode view = operator.awaitRunning(-1, Duration.ofSeconds(180));
             for (JsonNode vnode : view.get("vnodes")) {
                 assertThat(vnode.get("taskmanager").asText())

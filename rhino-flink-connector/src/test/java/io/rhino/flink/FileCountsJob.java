@@ -39,7 +39,32 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
  * exactly-once across failures), and plain Flink's output of the same events as the reference.
  */
 record FileCountsJob(
-        String operator, int parallelism, int vnodes, long events, int keys, double perSecond) {
+        String operator,
+        int parallelism,
+        int vnodes,
+        long events,
+        int keys,
+        double perSecond,
+        boolean history) {
+
+    FileCountsJob(
+            String operator, int parallelism, int vnodes, long events, int keys, double perSecond) {
+        this(operator, parallelism, vnodes, events, keys, perSecond, false);
+    }
+
+    /**
+     * The same job keeping about 100 bytes of state per event ({@link
+     * ShapeFunctions.CountPerKeyWithHistory}), for tests that measure bytes moved.
+     */
+    FileCountsJob withHistory() {
+        return new FileCountsJob(operator, parallelism, vnodes, events, keys, perSecond, true);
+    }
+
+    private ShapeFunctions.CountPerKey function() {
+        return history
+                ? new ShapeFunctions.CountPerKeyWithHistory()
+                : new ShapeFunctions.CountPerKey();
+    }
 
     /** Submits the job with {@code config} to {@code cluster}, writing under {@code output}. */
     JobClient submit(ProcessCluster cluster, Configuration config, Path output, String jobName)
@@ -51,7 +76,7 @@ record FileCountsJob(
                                 env, events, keys, RateLimiterStrategy.perSecond(perSecond)),
                         new ShapeFunctions.ByKey(),
                         RhinoKeyedStreamOptions.builder(operator).vnodes(vnodes).build())
-                .process(new ShapeFunctions.CountPerKey())
+                .process(function())
                 .sinkTo(
                         FileSink.forRowFormat(
                                         new org.apache.flink.core.fs.Path(output.toUri()),
@@ -64,11 +89,7 @@ record FileCountsJob(
     /** Plain Flink's output lines for the same events. */
     List<String> plainFlinkLines() throws Exception {
         return SkewedCountsJob.plainFlink(
-                operator + "-plain-" + UUID.randomUUID(),
-                events,
-                parallelism,
-                keys,
-                new ShapeFunctions.CountPerKey());
+                operator + "-plain-" + UUID.randomUUID(), events, parallelism, keys, function());
     }
 
     /**

@@ -45,7 +45,10 @@ final class RemoteOperator {
     RemoteOperator(
             ProcessCluster cluster, int rhinoRestPort, String jobId, String operator, int vnodes) {
         this.cluster = cluster;
-        this.rhino = new RestCalls("http://127.0.0.1:" + rhinoRestPort + "/rhino/v1", null);
+        this.rhino =
+                new RestCalls(
+                        "http://" + cluster.jobManagerAddress() + ":" + rhinoRestPort + "/rhino/v1",
+                        null);
         this.jobId = jobId;
         this.path = "/jobs/" + jobId + "/operators/" + operator;
         this.vnodes = vnodes;
@@ -182,7 +185,7 @@ final class RemoteOperator {
     int taskManagerOf(String name) {
         String address = name.substring(0, name.indexOf(':'));
         for (int index = 0; index < cluster.taskManagers(); index++) {
-            if (ProcessCluster.taskManagerHost(index).equals(address)) {
+            if (cluster.taskManagerAddress(index).equals(address)) {
                 return index;
             }
         }

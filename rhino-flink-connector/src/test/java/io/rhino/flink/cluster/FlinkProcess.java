@@ -53,14 +53,50 @@ final class FlinkProcess implements AutoCloseable {
             List<String> jvmOptions,
             List<String> arguments)
             throws IOException {
+        return start(name, directory, List.of(), mainClass, config, jvmOptions, arguments);
+    }
+
+    /**
+     * As above, the {@code java} command prefixed by {@code launcher} (e.g. {@code ip netns exec
+     * <namespace>}, which runs it on a {@link NetworkBed} host and becomes the JVM itself: the
+     * process's pid is the JVM's, and {@link #kill()} kills the JVM).
+     */
+    static FlinkProcess start(
+            String name,
+            Path directory,
+            List<String> launcher,
+            String mainClass,
+            Configuration config,
+            List<String> jvmOptions,
+            List<String> arguments)
+            throws IOException {
         Path conf = directory.resolve("conf");
         Files.createDirectories(conf);
         Files.write(
                 conf.resolve(GlobalConfiguration.FLINK_CONF_FILENAME),
                 ConfigurationUtils.convertConfigToWritableLines(config, false));
+        List<String> withConfig = new ArrayList<>(List.of("--configDir", conf.toString()));
+        withConfig.addAll(arguments);
+        return startJava(name, directory, launcher, mainClass, jvmOptions, withConfig);
+    }
+
+    /**
+     * Starts {@code mainClass} of the test class path in its own JVM (prefixed by {@code
+     * launcher}), its log going to {@code directory/<name>.log}.
+     */
+    static FlinkProcess startJava(
+            String name,
+            Path directory,
+            List<String> launcher,
+            String mainClass,
+            List<String> jvmOptions,
+            List<String> arguments)
+            throws IOException {
+        Path conf = directory.resolve("conf");
+        Files.createDirectories(conf);
         Path log4j = conf.resolve("log4j.properties");
         Files.writeString(log4j, LOG4J);
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(launcher);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("-Dlog.file=" + directory.resolve(name + ".log"));
@@ -68,8 +104,6 @@ final class FlinkProcess implements AutoCloseable {
         command.add("-cp");
         command.add(classPath());
         command.add(mainClass);
-        command.add("--configDir");
-        command.add(conf.toString());
         command.addAll(arguments);
         Process process =
                 new ProcessBuilder(command)

@@ -51,6 +51,10 @@ import org.slf4j.LoggerFactory;
  * directory, all from the test's class path. Jobs go through Flink's REST API; TaskManagers can be
  * killed with SIGKILL and started again.
  *
+ * <p>{@link #start(Path, ClusterHosts, int, Configuration, BiConsumer)} places the processes on
+ * other hosts instead, e.g. each in a network namespace of a {@link NetworkBed}, bound to that
+ * host's address.
+ *
  * <p>The processes share the test JVM's class path, so jobs need no jar: their classes load from
  * the parent class loader.
  */
@@ -60,6 +64,7 @@ public final class ProcessCluster implements AutoCloseable {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final Path directory;
+    private final ClusterHosts hosts;
     private final Configuration common;
     private final BiConsumer<Integer, Configuration> perTaskManager;
     private final int rpcPort;
@@ -73,6 +78,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     private ProcessCluster(
             Path directory,
+            ClusterHosts hosts,
             Configuration common,
             BiConsumer<Integer, Configuration> perTaskManager,
             int rpcPort,
@@ -80,6 +86,7 @@ public final class ProcessCluster implements AutoCloseable {
             Configuration jobManagerConfig,
             FlinkProcess zooKeeper) {
         this.directory = directory;
+        this.hosts = hosts;
         this.common = common;
         this.perTaskManager = perTaskManager;
         this.rpcPort = rpcPort;
@@ -100,7 +107,22 @@ public final class ProcessCluster implements AutoCloseable {
             Configuration common,
             BiConsumer<Integer, Configuration> perTaskManager)
             throws Exception {
-        return start(directory, taskManagers, common, perTaskManager, null);
+        return start(
+                directory, ClusterHosts.loopback(), taskManagers, common, perTaskManager, null);
+    }
+
+    /**
+     * As {@link #start(Path, int, Configuration, BiConsumer)}, each process on its host of {@code
+     * hosts} (e.g. {@link NetworkBed#clusterHosts}), bound to that host's address.
+     */
+    public static ProcessCluster start(
+            Path directory,
+            ClusterHosts hosts,
+            int taskManagers,
+            Configuration common,
+            BiConsumer<Integer, Configuration> perTaskManager)
+            throws Exception {
+        return start(directory, hosts, taskManagers, common, perTaskManager, null);
     }
 
     /**
@@ -151,7 +173,13 @@ public final class ProcessCluster implements AutoCloseable {
         highlyAvailable.setString("high-availability.zookeeper.client.session-timeout", "6000");
         highlyAvailable.setString("high-availability.zookeeper.client.connection-timeout", "6000");
         try {
-            return start(directory, taskManagers, highlyAvailable, perTaskManager, zooKeeper);
+            return start(
+                    directory,
+                    ClusterHosts.loopback(),
+                    taskManagers,
+                    highlyAvailable,
+                    perTaskManager,
+                    zooKeeper);
         } catch (Exception | Error e) {
             zooKeeper.close();
             throw e;
@@ -160,6 +188,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     private static ProcessCluster start(
             Path directory,
+            ClusterHosts hosts,
             int taskManagers,
             Configuration common,
             BiConsumer<Integer, Configuration> perTaskManager,
@@ -167,18 +196,25 @@ public final class ProcessCluster implements AutoCloseable {
             throws Exception {
         int rpcPort = freePort();
         int restPort = freePort();
-        Configuration config = baseConfig(common, rpcPort);
-        config.setString("rest.address", "127.0.0.1");
-        config.setString("rest.bind-address", "127.0.0.1");
+        Configuration config = baseConfig(hosts, common, rpcPort);
+        config.setString("rest.address", hosts.jobManagerAddress());
+        config.setString("rest.bind-address", hosts.jobManagerAddress());
         config.setString("rest.port", String.valueOf(restPort));
-        config.setString("jobmanager.bind-host", "127.0.0.1");
+        config.setString("jobmanager.bind-host", hosts.jobManagerAddress());
         Path jmDirectory = directory.resolve("jobmanager");
         config.setString("io.tmp.dirs", jmDirectory.resolve("tmp").toString());
         config.setString("process.jobmanager.working-dir", jmDirectory.resolve("work").toString());
         Files.createDirectories(jmDirectory.resolve("tmp"));
         ProcessCluster cluster =
                 new ProcessCluster(
-                        directory, common, perTaskManager, rpcPort, restPort, config, zooKeeper);
+                        directory,
+                        hosts,
+                        common,
+                        perTaskManager,
+                        rpcPort,
+                        restPort,
+                        config,
+                        zooKeeper);
         try {
             cluster.jobManager = cluster.startJobManager();
             for (int index = 0; index < taskManagers; index++) {
@@ -201,6 +237,7 @@ public final class ProcessCluster implements AutoCloseable {
         return FlinkProcess.start(
                 "jobmanager",
                 directory.resolve("jobmanager"),
+                hosts.jobManagerLauncher(),
                 StandaloneSessionClusterEntrypoint.class.getName(),
                 jobManagerConfig,
                 split(JobManagerProcessUtils.generateJvmParametersStr(spec, jobManagerConfig)),
@@ -224,9 +261,9 @@ public final class ProcessCluster implements AutoCloseable {
         jobManager = startJobManager();
     }
 
-    private static Configuration baseConfig(Configuration common, int rpcPort) {
+    private static Configuration baseConfig(ClusterHosts hosts, Configuration common, int rpcPort) {
         Configuration config = new Configuration();
-        config.setString("jobmanager.rpc.address", "127.0.0.1");
+        config.setString("jobmanager.rpc.address", hosts.jobManagerAddress());
         config.setString("jobmanager.rpc.port", String.valueOf(rpcPort));
         config.setString("jobmanager.memory.process.size", "1024m");
         config.setString("taskmanager.memory.process.size", "1536m");
@@ -237,18 +274,28 @@ public final class ProcessCluster implements AutoCloseable {
         return config;
     }
 
-    /** The address TaskManager {@code index} binds to and announces. */
+    /** The address TaskManager {@code index} of a loopback cluster binds to and announces. */
     public static String taskManagerHost(int index) {
         return "127.0.0." + (index + 2);
+    }
+
+    /** The address TaskManager {@code index} of this cluster binds to and announces. */
+    public String taskManagerAddress(int index) {
+        return hosts.taskManagerAddress(index);
+    }
+
+    /** The address the JobManager binds to: its RPC, Flink's REST API and Rhino's. */
+    public String jobManagerAddress() {
+        return hosts.jobManagerAddress();
     }
 
     private FlinkProcess startTaskManager(int index) throws IOException {
         String name = "taskmanager-" + index;
         Path tmDirectory = directory.resolve(name);
         Files.createDirectories(tmDirectory.resolve("tmp"));
-        Configuration config = baseConfig(common, rpcPort);
-        config.setString("taskmanager.host", taskManagerHost(index));
-        config.setString("taskmanager.bind-host", taskManagerHost(index));
+        Configuration config = baseConfig(hosts, common, rpcPort);
+        config.setString("taskmanager.host", hosts.taskManagerAddress(index));
+        config.setString("taskmanager.bind-host", hosts.taskManagerAddress(index));
         config.setString("taskmanager.resource-id", name);
         config.setString("io.tmp.dirs", tmDirectory.resolve("tmp").toString());
         config.setString("process.taskmanager.working-dir", tmDirectory.resolve("work").toString());
@@ -257,15 +304,16 @@ public final class ProcessCluster implements AutoCloseable {
         return FlinkProcess.start(
                 name,
                 tmDirectory,
+                hosts.taskManagerLauncher(index),
                 TaskManagerRunner.class.getName(),
                 config,
                 split(ProcessMemoryUtils.generateJvmParametersStr(spec)),
                 split(TaskExecutorProcessUtils.generateDynamicConfigsStr(spec)));
     }
 
-    /** {@code http://127.0.0.1:<port>} of the JobManager's Flink REST API. */
+    /** {@code http://<JobManager address>:<port>} of the JobManager's Flink REST API. */
     public String restAddress() {
-        return "http://127.0.0.1:" + restPort;
+        return "http://" + hosts.jobManagerAddress() + ":" + restPort;
     }
 
     public int restPort() {
@@ -288,6 +336,11 @@ public final class ProcessCluster implements AutoCloseable {
 
     public boolean isAlive(int index) {
         return taskManagers.get(index).isAlive();
+    }
+
+    /** TaskManager {@code index}'s current process id. */
+    public long pid(int index) {
+        return taskManagers.get(index).pid();
     }
 
     /** {@code kill -9} of TaskManager {@code index}. */
@@ -411,7 +464,8 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** An environment that submits to this cluster through its REST API. */
     public StreamExecutionEnvironment environment(Configuration jobConfig) {
-        return StreamExecutionEnvironment.createRemoteEnvironment("127.0.0.1", restPort, jobConfig);
+        return StreamExecutionEnvironment.createRemoteEnvironment(
+                hosts.jobManagerAddress(), restPort, jobConfig);
     }
 
     @Override
@@ -440,6 +494,14 @@ public final class ProcessCluster implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ProcessCluster[" + directory + ", " + jobManager + ", " + taskManagers + "]";
+        return "ProcessCluster["
+                + directory
+                + ", "
+                + hosts
+                + ", "
+                + jobManager
+                + ", "
+                + taskManagers
+                + "]";
     }
 }

@@ -95,6 +95,9 @@ class PrometheusMetricsITCase {
         RhinoClusters.withCheckpoints(
                 config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, replicas, null);
+        // the services end soon after the job: with the 5 min default, later test classes of this
+        // JVM (SessionClusterLeakITCase) saw their threads
+        config.set(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, Duration.ofSeconds(2));
         RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
         config.set(RhinoOptions.BALANCER_AUTO, true);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);

@@ -25,6 +25,7 @@ import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.Reconfigurer;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.operation.OperationKind;
+import io.rhino.handover.operation.OperationStep;
 import io.rhino.handover.operation.Reconfiguration;
 import java.io.IOException;
 import java.io.InputStream;
@@ -267,10 +268,11 @@ final class RhinoRestApi {
                         operator,
                         body.requiredInt("active-subtasks"),
                         allowRestart);
-        if (allowRestart) {
-            // the restart closes the job's operators, whose leases keep this server up: its
-            // status must still answer meanwhile, on the same port
-            RhinoRestServer.keepRunningUntil(rescale.steps().get(0).result());
+        OperationStep step = rescale.steps().get(0);
+        if (step.report().isPresent()) {
+            // a restart closes the job's operators, whose leases keep this server up: its status
+            // must still answer meanwhile, on the same port (a live rescale needs no such hold)
+            RhinoRestServer.keepRunningUntil(step.result());
         }
         return accepted(rescale);
     }

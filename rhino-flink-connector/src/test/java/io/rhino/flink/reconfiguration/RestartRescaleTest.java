@@ -16,14 +16,18 @@ package io.rhino.flink.reconfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.IdleManagers;
 import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.operation.Reconfigurations;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The restart-rescale state machine, driven by hand: operators appear and leave the directory as a
@@ -62,9 +68,14 @@ class RestartRescaleTest {
                 }
             };
 
+    private HttpServer flinkServer;
+
     @AfterEach
     void stop() {
         timer.shutdownNow();
+        if (flinkServer != null) {
+            flinkServer.stop(0);
+        }
     }
 
     @Test
@@ -141,19 +152,99 @@ class RestartRescaleTest {
                 .contains("free slots");
     }
 
+    /**
+     * A cancel or a stop-with-savepoint that lands while Flink restarts the job: no operator of the
+     * job comes back, and the rescale ends failed with the job's state as Flink reports it, not by
+     * the timeout.
+     */
+    @ParameterizedTest
+    @CsvSource({"CANCELED", "FINISHED", "FAILED"})
+    void aJobThatEndsDuringTheRestartFailsTheRescaleWithItsState(String state) throws Exception {
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale = rescale(before, 6, 600_000, flinkAnsweringJobState(200, state));
+
+        clock.addAndGet(1_000);
+        running.clear(); // the restart closed the coordinators; the cancel keeps them closed
+        rescale.poll();
+        assertThat(rescale.report()).containsEntry("phase", "RESTARTING");
+        clock.addAndGet(1_000); // the job's state is read every 2 s while no operator runs
+        rescale.poll();
+        clock.addAndGet(1_000);
+        rescale.poll();
+
+        assertThat(rescale.result()).isCompletedExceptionally();
+        assertThat(rescale.report()).containsEntry("phase", "FAILED");
+        assertThat((String) rescale.report().get("failure"))
+                .isEqualTo("the job ended (" + state + ") before it ran at 6");
+    }
+
+    @Test
+    void aJobFlinkNoLongerKnowsFailsTheRescale() throws Exception {
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale = rescale(before, 6, 600_000, flinkAnsweringJobState(404, null));
+
+        running.clear();
+        rescale.poll();
+        clock.addAndGet(2_000);
+        rescale.poll();
+
+        assertThat(rescale.result()).isCompletedExceptionally();
+        assertThat((String) rescale.report().get("failure")).startsWith("Flink no longer knows");
+    }
+
+    @Test
+    void aJobThatStillRunsWhileItsOperatorsRestartIsFollowedOn() throws Exception {
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale =
+                rescale(before, 6, 600_000, flinkAnsweringJobState(200, "RESTARTING"));
+
+        running.clear();
+        rescale.poll();
+        clock.addAndGet(4_000);
+        rescale.poll();
+        assertThat(rescale.result()).isNotDone();
+
+        running.add(operator(6, Map.of(), 3));
+        rescale.poll();
+        assertThat(rescale.report()).containsEntry("phase", "RUNNING");
+    }
+
+    /** A Flink REST endpoint whose {@code GET /jobs/job-1} answers as given. */
+    private URI flinkAnsweringJobState(int status, String state) throws Exception {
+        flinkServer =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        flinkServer.createContext(
+                "/jobs/" + JOB,
+                exchange -> {
+                    String body =
+                            status == 200
+                                    ? "{\"jid\":\"" + JOB + "\",\"state\":\"" + state + "\"}"
+                                    : "{\"errors\":[\"Job " + JOB + " not found\"]}";
+                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().add("Content-Type", "application/json");
+                    exchange.sendResponseHeaders(status, bytes.length);
+                    exchange.getResponseBody().write(bytes);
+                    exchange.close();
+                });
+        flinkServer.start();
+        return URI.create("http://127.0.0.1:" + flinkServer.getAddress().getPort());
+    }
+
     private RestartRescale rescale(OperatorView before, int to, long timeoutMillis)
             throws Exception {
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort(); // nothing answers there: Flink's details are optional
         }
+        return rescale(before, to, timeoutMillis, URI.create("http://127.0.0.1:" + port));
+    }
+
+    private RestartRescale rescale(OperatorView before, int to, long timeoutMillis, URI flink) {
         return new RestartRescale(
-                directory,
-                new FlinkRest(URI.create("http://127.0.0.1:" + port)),
-                before,
-                to,
-                timeoutMillis,
-                clock::get);
+                directory, new FlinkRest(flink), before, to, timeoutMillis, clock::get);
     }
 
     /** A running operator at {@code parallelism} whose gates restored as given. */

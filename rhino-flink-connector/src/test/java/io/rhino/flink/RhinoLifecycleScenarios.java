@@ -24,6 +24,7 @@ import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.FailingOnceStateTransfer;
 import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.TestPipelines;
 import io.rhino.flink.testjobs.TestPipelines.Input;
@@ -416,17 +417,22 @@ abstract class RhinoLifecycleScenarios {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
         env.setParallelism(3);
         env.setBufferTimeout(2_000);
+        // the 3 s of input start only once the manager is ready: on a loaded machine the job's
+        // start can take longer than the whole input, and the handover would find it ended
+        ReleasableRate.pause(runId);
         TestPipelines.build(
                         env,
                         Mode.RHINO,
                         input,
                         new RhinoSetup(
                                 8, 3, new FailingOnceStateTransfer(runId), Duration.ofSeconds(30)),
-                        events -> events.map(new LastRecordClock<>(runId)))
+                        events -> events.map(new LastRecordClock<>(runId)),
+                        new ReleasableRate(runId, input.eventsPerSecond()))
                 .sinkTo(new ResultSink(runId));
         JobClient job = env.executeAsync(runId);
         HandoverManager manager =
                 RhinoHandovers.awaitReady(job.getJobID(), OPERATOR, Duration.ofSeconds(60));
+        ReleasableRate.resume(runId);
         Thread.sleep(300);
 
         FailingOnceStateTransfer.arm(runId, FailingOnceStateTransfer.Fault.SLOW);

@@ -32,6 +32,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
@@ -118,6 +119,29 @@ public final class TestPipelines {
             Input input,
             RhinoSetup rhino,
             UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject) {
+        return build(
+                env,
+                mode,
+                input,
+                rhino,
+                inject,
+                input.eventsPerSecond() > 0
+                        ? RateLimiterStrategy.perSecond(input.eventsPerSecond())
+                        : RateLimiterStrategy.noOp());
+    }
+
+    /**
+     * As above, with the main event stream's rate set by {@code eventsRate} (e.g. a {@link
+     * ReleasableRate} that holds the input until the test is ready for it).
+     */
+    @SuppressWarnings("rawtypes")
+    public static DataStream<String> build(
+            StreamExecutionEnvironment env,
+            Mode mode,
+            Input input,
+            RhinoSetup rhino,
+            UnaryOperator<DataStream<Tuple3<Long, Long, Long>>> inject,
+            RateLimiterStrategy eventsRate) {
         DataStream<Tuple3<Long, Long, Long>> source =
                 Events.stream(
                         env,
@@ -126,7 +150,7 @@ public final class TestPipelines {
                         input.events(),
                         5,
                         input.keys(),
-                        input.eventsPerSecond(),
+                        eventsRate,
                         input.sourceParallelism());
         DataStream<Tuple3<Long, Long, Long>> events = inject.apply(source);
         DataStream<Tuple3<Long, Long, Long>> others =

@@ -64,6 +64,8 @@ class ReplicationTlsITCase {
     @Test
     @Timeout(300)
     void aFreshTaskManagerFetchesItsVnodesOverTlsWhileItRestores() throws Exception {
+        // every build runs TaskManagerKillITCase with TLS: a kill, fetches from the survivors
+        RhinoClusters.onlyWithAllVariants("A fresh TaskManager restoring over TLS");
         Path store = SelfSignedKeyStore.create(directory, "cluster", PASSWORD);
         // one slot each: the job restarts only once the replaced TaskManager registered, however
         // long its JVM takes to start (a restart delay alone lost that race on a slow machine)

@@ -22,7 +22,9 @@ import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.TestCertificates;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.replication.SelfSignedKeyStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +70,7 @@ class TaskManagerKillITCase {
     private static final int KEYS = 2_000;
     private static final long EVENTS = 90_000;
     private static final double EVENTS_PER_SECOND = 3_000;
+    private static final String TLS_PASSWORD = "tm-kill-it-password";
 
     private static final FileCountsJob JOB =
             new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
@@ -90,15 +93,21 @@ class TaskManagerKillITCase {
             common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
             common.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
         }
+        // replication over mutual TLS with the stores of Flink's internal SSL, as users run it
+        // between hosts; ReplicationTlsITCase (-Plifecycle) replaces a TaskManager by a fresh one
+        Path store = SelfSignedKeyStore.create(directory, "cluster", TLS_PASSWORD);
         try (ProcessCluster cluster =
                 ProcessCluster.start(
                         directory.resolve("cluster"),
                         TASK_MANAGERS,
                         common,
-                        (index, config) ->
-                                config.set(
-                                        RhinoOptions.REPLICATION_DIR,
-                                        replicaDirectory(index).toString()))) {
+                        (index, config) -> {
+                            config.set(
+                                    RhinoOptions.REPLICATION_DIR,
+                                    replicaDirectory(index).toString());
+                            config.set(RhinoOptions.REPLICATION_SSL_ENABLED, true);
+                            TestCertificates.withInternalStores(config, store, TLS_PASSWORD);
+                        })) {
             int restPort = ProcessCluster.freePort();
             Path output = directory.resolve("output");
             JobClient job = submit(cluster, restPort, output);
@@ -117,6 +126,14 @@ class TaskManagerKillITCase {
                     CliRun.of("--url", "http://127.0.0.1:" + restPort, "replication", jobId, NAME);
             assertThat(cli.code()).as(cli.err()).isZero();
             assertThat(cli.out()).contains("mode peers  factor 3").contains("127.0.0.");
+            for (int index = 0; index < TASK_MANAGERS; index++) {
+                assertThat(
+                                Files.readString(
+                                        cluster.taskManagerDirectory(index)
+                                                .resolve("taskmanager-" + index + ".log")))
+                        .as("log of TaskManager %d", index)
+                        .contains("(mutual TLS)");
+            }
 
             JsonNode beforeKill = operator.view();
             int victim = operator.taskManagerOf(beforeKill.at("/vnodes/0/taskmanager").asText());

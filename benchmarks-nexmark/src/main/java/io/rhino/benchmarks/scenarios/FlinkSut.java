@@ -114,6 +114,7 @@ public class FlinkSut extends NexmarkSut {
                                             .parameters()
                                             .getOrDefault("parallelism", "" + parallelism)),
                             context);
+            case RestartRescaleRun.KIND -> adaptiveRescale(reconfiguration, context);
             case Reconfiguration.FAILURE ->
                     new TaskManagerFailure(name(), deployment(), checkpointDir())
                             .killAndAwaitRecovery(
@@ -127,6 +128,39 @@ public class FlinkSut extends NexmarkSut {
                                     + " does not implement the reconfiguration "
                                     + reconfiguration.kind());
         };
+    }
+
+    /**
+     * Flink's own restart-based rescale: the adaptive scheduler gets the keyed vertex's new upper
+     * bound ({@code PUT /jobs/:jobid/resource-requirements}, FLIP-291) and restarts the job from
+     * its next checkpoint at that parallelism.
+     */
+    private PhaseTimings adaptiveRescale(Reconfiguration rescale, ScenarioContext context)
+            throws Exception {
+        if (!adaptiveScheduler()) {
+            throw new IllegalStateException(
+                    name() + ": a restart rescale needs the adaptive scheduler");
+        }
+        int target = Integer.parseInt(rescale.parameters().get(RestartRescaleRun.PARALLELISM));
+        boolean cold =
+                Boolean.parseBoolean(
+                        rescale.parameters().getOrDefault(RestartRescaleRun.COLD, "true"));
+        String operator = QueryJobs.keyedOperators(workload().query()).get(0);
+        Deployment deployment = deployment();
+        JsonHttp flink = flinkRest(deployment);
+        RestartRescaleRun.Outcome outcome =
+                new RestartRescaleRun(name(), deployment, checkpointDir(), operator)
+                        .run(
+                                target,
+                                cold,
+                                context.latency(),
+                                () -> {
+                                    FlinkRequirements.require(flink, deployment, operator, target);
+                                    return -1;
+                                });
+        parallelism = target;
+        addFigures(outcome.figures());
+        return outcome.timings();
     }
 
     private PhaseTimings rescale(int newParallelism, ScenarioContext context) throws Exception {

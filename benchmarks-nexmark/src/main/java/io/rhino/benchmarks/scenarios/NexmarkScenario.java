@@ -103,7 +103,9 @@ public record NexmarkScenario(
         }
         Thread.sleep(after.toMillis());
         context.reportProgress(1);
-        return ScenarioResult.of(group, timings);
+        Map<String, Double> figures =
+                sut instanceof NexmarkSut nexmark ? nexmark.reconfigurationFigures() : Map.of();
+        return new ScenarioResult(group, timings.seconds(), figures);
     }
 
     private void awaitCheckpoints(CheckpointedSut sut) throws Exception {

@@ -93,6 +93,10 @@ public final class NexmarkScenarios {
                 .flag("latency-bound", "2s", "max-throughput: median p99 a sustained rate keeps")
                 .flag("max-steps", 8, "max-throughput: rates probed at most")
                 .flag(
+                        "rescale",
+                        "4:6",
+                        "restart-rescale: keyed parallelism before and after, FROM:TO")
+                .flag(
                         "cold-checkpoint-storage",
                         true,
                         "failover: drop the checkpoint storage's files from the page cache before"
@@ -110,32 +114,48 @@ public final class NexmarkScenarios {
         if (!args.parse(argv)) {
             return new ScenarioRunner.Report(List.of(), List.of(), List.of());
         }
+        List<String> names = list(args.get("scenario"));
+        boolean restartRescale = names.contains("restart-rescale");
+        if (restartRescale && names.size() > 1) {
+            throw new IllegalArgumentException(
+                    "restart-rescale runs its cluster on the adaptive scheduler: run it alone, not"
+                            + " with "
+                            + names);
+        }
+        Map<String, String> options = new LinkedHashMap<>();
+        if (restartRescale) {
+            options.putAll(RestartRescaleRun.clusterOptions());
+        }
+        options.putAll(flinkOptions(args.getAll("flink-conf")));
         ClusterShape shape =
                 new ClusterShape(
                         args.getInt("task-managers", 1),
                         args.getInt("slots", 1),
                         MemorySize.parse(args.get("managed-memory")),
-                        flinkOptions(args.getAll("flink-conf")));
+                        options);
         List<Scenario> scenarios = new ArrayList<>();
-        for (String name : list(args.get("scenario"))) {
+        for (String name : names) {
             scenarios.add(
-                    name.equals("max-throughput")
-                            ? Scenarios.maxThroughput(
-                                    settings(args, name),
-                                    Double.parseDouble(args.get("start-rate")),
-                                    TimeUtils.parseDuration(args.get("step")),
-                                    TimeUtils.parseDuration(args.get("latency-bound")),
-                                    args.getInt("max-steps", 1))
-                            : name.equals("skewed")
-                                    ? Scenarios.skewed(
+                    name.equals("restart-rescale")
+                            ? restartRescale(args, shape)
+                            : name.equals("max-throughput")
+                                    ? Scenarios.maxThroughput(
                                             settings(args, name),
-                                            Double.parseDouble(args.get("zipf")))
-                                    : name.equals("failover")
-                                            ? Scenarios.failover(
+                                            Double.parseDouble(args.get("start-rate")),
+                                            TimeUtils.parseDuration(args.get("step")),
+                                            TimeUtils.parseDuration(args.get("latency-bound")),
+                                            args.getInt("max-steps", 1))
+                                    : name.equals("skewed")
+                                            ? Scenarios.skewed(
                                                     settings(args, name),
-                                                    Boolean.parseBoolean(
-                                                            args.get("cold-checkpoint-storage")))
-                                            : Scenarios.create(name, settings(args, name)));
+                                                    Double.parseDouble(args.get("zipf")))
+                                            : name.equals("failover")
+                                                    ? Scenarios.failover(
+                                                            settings(args, name),
+                                                            Boolean.parseBoolean(
+                                                                    args.get(
+                                                                            "cold-checkpoint-storage")))
+                                                    : Scenarios.create(name, settings(args, name)));
         }
         largeStateAdvice(
                         MemorySize.parse(args.get("state-size")).getBytes(),
@@ -164,6 +184,32 @@ public final class NexmarkScenarios {
                                         f.repetition(),
                                         f.error().toString()));
         return report;
+    }
+
+    /** The restart-rescale scenario of {@code --rescale FROM:TO}, checked against the slots. */
+    private static Scenario restartRescale(Args args, ClusterShape shape) {
+        String[] fromTo = args.get("rescale").split(":");
+        if (fromTo.length != 2) {
+            throw new IllegalArgumentException(
+                    "--rescale takes FROM:TO, e.g. 4:6, not " + args.get("rescale"));
+        }
+        int from = Integer.parseInt(fromTo[0].trim());
+        int to = Integer.parseInt(fromTo[1].trim());
+        if (Math.max(from, to) > shape.slots()) {
+            throw new IllegalArgumentException(
+                    "--rescale "
+                            + args.get("rescale")
+                            + " needs "
+                            + Math.max(from, to)
+                            + " slots; the cluster has "
+                            + shape.slots()
+                            + " (--task-managers x --slots)");
+        }
+        return Scenarios.restartRescale(
+                settings(args, "restart-rescale"),
+                from,
+                to,
+                Boolean.parseBoolean(args.get("cold-checkpoint-storage")));
     }
 
     static ScenarioSettings settings(Args args, String scenario) {

@@ -20,6 +20,8 @@ import io.rhino.benchmarks.harness.Workload;
 import io.rhino.benchmarks.nexmark.generator.RateSchedule;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -48,6 +50,7 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
     private final ClusterShape shape;
     private volatile Deployment deployment;
     private NexmarkWorkload workload;
+    private final Map<String, Double> figures = new LinkedHashMap<>();
 
     NexmarkSut(String name, ClusterShape shape) {
         this.name = name;
@@ -57,6 +60,39 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
     @Override
     public String name() {
         return name;
+    }
+
+    ClusterShape shape() {
+        return shape;
+    }
+
+    /** Whether the cluster runs Flink's adaptive scheduler (the restart-rescale scenario). */
+    boolean adaptiveScheduler() {
+        return RestartRescaleRun.ADAPTIVE.equalsIgnoreCase(
+                shape.flinkOptions().getOrDefault(RestartRescaleRun.SCHEDULER, ""));
+    }
+
+    /** Flink's REST API of the deployment's cluster. */
+    static JsonHttp flinkRest(Deployment deployment) throws Exception {
+        return new JsonHttp(flinkRestAddress(deployment));
+    }
+
+    static String flinkRestAddress(Deployment deployment) throws Exception {
+        return deployment
+                .cluster()
+                .miniCluster()
+                .getRestAddress()
+                .get(1, java.util.concurrent.TimeUnit.MINUTES)
+                .toString();
+    }
+
+    /** Figures of the current run's reconfiguration (not durations), for the summary table. */
+    synchronized Map<String, Double> reconfigurationFigures() {
+        return new LinkedHashMap<>(figures);
+    }
+
+    synchronized void addFigures(Map<String, Double> more) {
+        figures.putAll(more);
     }
 
     /** Options of the cluster (TaskManagers) on top of the defaults; none by default. */
@@ -101,6 +137,9 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
                             + " slots");
         }
         stop();
+        synchronized (this) {
+            figures.clear();
+        }
         workload = nexmark;
         boolean fill = nexmark.stateSizeBytes() > 0;
         boolean fillInJob = QueryJobs.fillsInJob(nexmark);

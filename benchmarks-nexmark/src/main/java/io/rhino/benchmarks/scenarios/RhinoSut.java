@@ -21,6 +21,7 @@ import io.rhino.benchmarks.nexmark.queries.Keying;
 import io.rhino.benchmarks.nexmark.queries.Variant;
 import io.rhino.core.handover.HandoverPhase;
 import io.rhino.core.handover.VnodeMove;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.TaskManagerReplication;
 import io.rhino.flink.state.RhinoStateBackendFactory;
@@ -100,6 +101,15 @@ public class RhinoSut extends NexmarkSut {
         if (localRecovery) {
             withLocalRecovery(config);
         }
+        if (adaptiveScheduler()) {
+            try {
+                config.set(RhinoOptions.RESCALE_FLINK_REST_ADDRESS, flinkRestAddress(deployment()));
+            } catch (Exception e) {
+                throw new IllegalStateException("Flink's REST address", e);
+            }
+            // any free port: the machine may run other clusters
+            config.set(RhinoOptions.REST_PORT, 0);
+        }
     }
 
     @Override
@@ -145,6 +155,9 @@ public class RhinoSut extends NexmarkSut {
             throws Exception {
         if (reconfiguration.kind().equals(Reconfiguration.FAILURE)) {
             return loseTaskManager(reconfiguration, context);
+        }
+        if (reconfiguration.kind().equals(RestartRescaleRun.KIND)) {
+            return rescaleThroughRest(reconfiguration, context);
         }
         JobID jobId = deployment().jobId();
         Map<String, Duration> timings = new LinkedHashMap<>();
@@ -200,6 +213,31 @@ public class RhinoSut extends NexmarkSut {
             timings.merge(
                     "handover total", Duration.ofMillis(result.totalMillis()), Duration::plus);
         }
+        return new PhaseTimings(timings);
+    }
+
+    /**
+     * Rhino's one rescale command ({@code POST .../operators/{op}/rescale} with {@code
+     * "allow-restart": true}): past the deployed parallelism Rhino asks the adaptive scheduler for
+     * it and reports the restart's phases and each vnode's restore source, within it the rescale is
+     * a live handover. The harness measures either as it measures Flink's.
+     */
+    private PhaseTimings rescaleThroughRest(Reconfiguration rescale, ScenarioContext context)
+            throws Exception {
+        int target = Integer.parseInt(rescale.parameters().get(RestartRescaleRun.PARALLELISM));
+        boolean cold =
+                Boolean.parseBoolean(
+                        rescale.parameters().getOrDefault(RestartRescaleRun.COLD, "true"));
+        String operator = QueryJobs.keyedOperators(workload().query()).get(0);
+        JobID jobId = deployment().jobId();
+        RhinoRescaleRequest request = new RhinoRescaleRequest(jobId, operator, target);
+        RestartRescaleRun.Outcome outcome =
+                new RestartRescaleRun(name(), deployment(), checkpointDir(), operator)
+                        .run(target, cold, context.latency(), request::send);
+        addFigures(outcome.figures());
+        addFigures(request.figures());
+        Map<String, Duration> timings = new LinkedHashMap<>(outcome.timings().durations());
+        timings.putAll(request.reportedPhases());
         return new PhaseTimings(timings);
     }
 

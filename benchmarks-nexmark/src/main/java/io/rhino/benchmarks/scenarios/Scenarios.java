@@ -39,7 +39,8 @@ public final class Scenarios {
                     "load-balancing",
                     "varying-rate",
                     "failover",
-                    "skewed");
+                    "skewed",
+                    "restart-rescale");
 
     private Scenarios() {}
 
@@ -127,6 +128,60 @@ public final class Scenarios {
                                         Map.of(
                                                 TaskManagerFailure.COLD_CHECKPOINT_STORAGE,
                                                 "" + coldCheckpointStorage))),
+                s.warmUp(),
+                s.checkpointsBefore(),
+                s.after());
+    }
+
+    /**
+     * A rescale that restarts the job at another parallelism ({@link RestartRescaleRun}): both
+     * systems are deployed at {@code from} subtasks, then Flink's adaptive scheduler is asked for
+     * {@code to} (by Rhino's rescale command under Rhino, by the resource requirements under
+     * Flink). Needs a cluster on the adaptive scheduler ({@link RestartRescaleRun#clusterOptions}).
+     *
+     * @param coldCheckpointStorage whether the checkpoint storage leaves the page cache first
+     */
+    public static NexmarkScenario restartRescale(
+            ScenarioSettings s, int from, int to, boolean coldCheckpointStorage) {
+        if (from < 1 || to < 1 || from == to) {
+            throw new IllegalArgumentException(
+                    "--rescale takes two different parallelisms FROM:TO, not " + from + ":" + to);
+        }
+        if (s.vnodes() < Math.max(from, to)) {
+            throw new IllegalArgumentException(
+                    "--vnodes "
+                            + s.vnodes()
+                            + " cannot spread over "
+                            + Math.max(from, to)
+                            + " subtasks");
+        }
+        NexmarkWorkload full = s.workload();
+        NexmarkWorkload atFrom =
+                new NexmarkWorkload(
+                        full.query(),
+                        full.rate(),
+                        full.generator(),
+                        full.producerThreads(),
+                        full.partitions(),
+                        from,
+                        from,
+                        full.vnodes(),
+                        full.checkpointInterval(),
+                        full.stateSizeBytes(),
+                        full.nbq8Window());
+        Reconfiguration rescale =
+                new Reconfiguration(
+                        RestartRescaleRun.KIND,
+                        Map.of(
+                                RestartRescaleRun.PARALLELISM,
+                                "" + to,
+                                RestartRescaleRun.COLD,
+                                "" + coldCheckpointStorage));
+        return new NexmarkScenario(
+                s.query() + "-restart-rescale-" + from + "-" + to,
+                groupOf(s),
+                sut -> atFrom,
+                sut -> Optional.of(rescale),
                 s.warmUp(),
                 s.checkpointsBefore(),
                 s.after());

@@ -21,6 +21,8 @@ import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.HeldEvents;
+import io.rhino.flink.testjobs.MigrationShapes;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
@@ -39,8 +41,13 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.CommonTestUtils;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend.PriorityQueueStateType;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
@@ -54,7 +61,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Keyed state moves into and out of Rhino through canonical savepoints, the operators matched by
  * uid: a job on Flink's own {@code keyBy} (RocksDB or heap backend) continues as a Rhino job at
  * another parallelism, and a Rhino job whose vnodes a handover scattered continues as a {@code
- * keyBy} job; the counts across either move are exactly one plain Flink run's.
+ * keyBy} job; the counts across either move are exactly one plain Flink run's. The same holds for a
+ * sliding window, event-time and processing-time timers, a window join and a co-group ({@link
+ * MigrationShapes}), with windows open and timers pending at the savepoint.
  */
 @Timeout(240)
 class MigrationITCase {
@@ -164,6 +173,206 @@ class MigrationITCase {
         output.addAll(ResultSink.take(runId));
 
         Multisets.assertSameMultiset("counts from Rhino into keyBy", reference, output);
+    }
+
+    /** Plain Flink's output of {@link MigrationShapes}, without any stop; every case shares it. */
+    private static List<String> shapesReference;
+
+    /**
+     * A sliding window, event-time and processing-time timers, a window join and a co-group move
+     * from {@code keyBy} into Rhino at another parallelism with windows open and timers pending at
+     * the savepoint: the output across the move is exactly plain Flink's.
+     */
+    @ParameterizedTest(name = "windows, timers, joins from keyBy on {0}")
+    @ValueSource(strings = {"rocksdb", "rocksdb-heap-timers", "hashmap"})
+    void windowsTimersAndJoinsContinueInRhino(
+            String flinkBackend, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        if (flinkBackend.equals("hashmap")) {
+            RhinoClusters.onlyWithAllVariants("Migration in from " + flinkBackend);
+        }
+        List<String> reference = shapesReference();
+        String runId = "shapes-in-" + flinkBackend + "-" + UUID.randomUUID();
+
+        StreamExecutionEnvironment before = shapesEnvironment(flinkBackend(flinkBackend), 2, null);
+        shapes(before, Mode.PLAIN, 0, runId);
+        String savepoint =
+                stopMidStream(before.executeAsync("shapes-keyBy"), runId, reference, miniCluster);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+
+        StreamExecutionEnvironment after =
+                shapesEnvironment(rhinoBackend(flinkBackend), 4, savepoint);
+        shapes(after, Mode.RHINO, FLINK_DEFAULT_MAX_PARALLELISM, runId);
+        assertThat(MigrationShapes.restoredEventTimersFired(runId)).isZero();
+        assertThat(MigrationShapes.restoredProcessingTimersFired(runId)).isZero();
+        runToEnd(after.executeAsync("shapes-rhino"), runId, output);
+        assertRestoredTimersFired(runId, 0, 0);
+        Multisets.assertSameMultiset(
+                "windows, timers and joins from keyBy into Rhino", reference, output);
+    }
+
+    /**
+     * The same job moves out of Rhino, after handovers scattered the timers' and the join's vnodes,
+     * into {@code keyBy} at another parallelism: exactly plain Flink's output.
+     */
+    @ParameterizedTest(name = "windows, timers, joins into keyBy on {0}")
+    @ValueSource(strings = {"rocksdb", "rocksdb-heap-timers", "hashmap"})
+    void windowsTimersAndJoinsContinueOnKeyBy(
+            String flinkBackend, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        if (flinkBackend.equals("rocksdb-heap-timers")) {
+            RhinoClusters.onlyWithAllVariants("Migration out into " + flinkBackend);
+        }
+        List<String> reference = shapesReference();
+        String runId = "shapes-out-" + flinkBackend + "-" + UUID.randomUUID();
+
+        StreamExecutionEnvironment before = shapesEnvironment(rhinoBackend(flinkBackend), 2, null);
+        shapes(before, Mode.RHINO, 0, runId);
+        // the input waits while the Rhino operators start and while handovers move their state,
+        // which both take their time on a busy machine
+        HeldEvents.pause(runId);
+        JobClient rhino = before.executeAsync("shapes-rhino");
+        CommonTestUtils.waitForAllTaskRunning(miniCluster, rhino.getJobID(), false);
+        List<HandoverManager> managers = new ArrayList<>();
+        for (String name : List.of("timers", "join")) {
+            managers.add(RhinoHandovers.awaitReady(rhino.getJobID(), name, Duration.ofSeconds(60)));
+        }
+        HeldEvents.resume(runId);
+        awaitOutput(runId);
+        HeldEvents.pause(runId);
+        for (HandoverManager manager : managers) {
+            CountPerKeyRuns.scatter(manager);
+        }
+        int keyGroups = managers.get(0).routingTable().layout().numKeyGroups();
+        HeldEvents.resume(runId);
+        String savepoint = stopMidStream(rhino, runId, reference, miniCluster);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+
+        Configuration plain = flinkBackend(flinkBackend);
+        // Rhino's routers, gates and tagging maps have no counterpart in a keyBy job
+        plain.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);
+        StreamExecutionEnvironment after = shapesEnvironment(plain, 3, savepoint);
+        shapes(after, Mode.PLAIN, keyGroups, runId);
+        long eventTimers = MigrationShapes.restoredEventTimersFired(runId);
+        long processingTimers = MigrationShapes.restoredProcessingTimersFired(runId);
+        runToEnd(after.executeAsync("shapes-keyBy"), runId, output);
+        assertRestoredTimersFired(runId, eventTimers, processingTimers);
+        Multisets.assertSameMultiset(
+                "windows, timers and joins from Rhino into keyBy", reference, output);
+    }
+
+    private static synchronized List<String> shapesReference() throws Exception {
+        if (shapesReference == null) {
+            String runId = "shapes-reference-" + UUID.randomUUID();
+            StreamExecutionEnvironment env =
+                    shapesEnvironment(RhinoClusters.jobConfig(Mode.PLAIN), 2, null);
+            shapes(env, Mode.PLAIN, 0, runId);
+            List<String> reference = new ArrayList<>();
+            runToEnd(env.executeAsync("shapes-reference"), runId, reference);
+            shapesReference = reference;
+        }
+        return shapesReference;
+    }
+
+    private static void shapes(
+            StreamExecutionEnvironment env, Mode mode, int keyGroups, String runId) {
+        MigrationShapes.build(env, mode, keyGroups, runId)
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+    }
+
+    /**
+     * Flink's {@code rocksdb} or {@code hashmap} backend, or RocksDB keeping its timers on heap.
+     */
+    private static Configuration flinkBackend(String name) {
+        Configuration config = RhinoClusters.jobConfig(Mode.PLAIN);
+        if (name.equals("rocksdb-heap-timers")) {
+            config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+            config.set(RocksDBOptions.TIMER_SERVICE_FACTORY, PriorityQueueStateType.HEAP);
+        } else {
+            config.set(StateBackendOptions.STATE_BACKEND, name);
+        }
+        return config;
+    }
+
+    /**
+     * Rhino's backend, with the timer factory of Flink's backend {@code name}: Rhino keyed
+     * operators keep their timers in RocksDB even where the factory says heap.
+     */
+    private static Configuration rhinoBackend(String name) {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        if (name.equals("rocksdb-heap-timers")) {
+            config.set(RocksDBOptions.TIMER_SERVICE_FACTORY, PriorityQueueStateType.HEAP);
+        }
+        return config;
+    }
+
+    /**
+     * Stops the job with a canonical savepoint soon after its first output: windows are open,
+     * event-time and processing-time timers pending (the latter registered by the input's first
+     * half), and the input far from its end.
+     */
+    private String stopMidStream(
+            JobClient job, String runId, List<String> reference, MiniCluster miniCluster)
+            throws Exception {
+        // a savepoint needs every task running: the first output does not mean they all are
+        CommonTestUtils.waitForAllTaskRunning(miniCluster, job.getJobID(), false);
+        awaitOutput(runId);
+        Thread.sleep(500);
+        String savepoint =
+                job.stopWithSavepoint(
+                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(60, TimeUnit.SECONDS);
+        // the event-time timers' lines follow the main input's watermark alone
+        assertThat(MigrationShapes.eventTimerLines(ResultSink.lines(runId)))
+                .as("event-time timer lines before the savepoint")
+                .isPositive()
+                .isLessThan(MigrationShapes.eventTimerLines(reference) / 2);
+        return savepoint;
+    }
+
+    /** Timers registered before the savepoint fired after the restore, in both time domains. */
+    private static void assertRestoredTimersFired(
+            String runId, long eventTimersBefore, long processingTimersBefore) {
+        assertThat(MigrationShapes.restoredEventTimersFired(runId))
+                .as("restored event-time timers that fired")
+                .isGreaterThan(eventTimersBefore);
+        assertThat(MigrationShapes.restoredProcessingTimersFired(runId))
+                .as("restored processing-time timers that fired")
+                .isGreaterThan(processingTimersBefore);
+    }
+
+    /**
+     * Lets the job's last event go once its processing-time timers emitted all their lines (with
+     * {@code before}, the output before a stop), or after 30 s; adds its output to {@code before}.
+     */
+    private static void runToEnd(JobClient job, String runId, List<String> before)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (MigrationShapes.processingLines(before)
+                                + MigrationShapes.processingLines(ResultSink.lines(runId))
+                        < MigrationShapes.PROCESSING_LINES
+                && System.nanoTime() < deadline
+                && !job.getJobStatus().get().isTerminalState()) {
+            Thread.sleep(100);
+        }
+        HeldEvents.releaseLastEvent(runId);
+        job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        before.addAll(ResultSink.take(runId));
+    }
+
+    private static void awaitOutput(String runId) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (ResultSink.lines(runId).isEmpty()) {
+            assertThat(System.nanoTime()).as("first output of " + runId).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    /** Auto-generated uids stay on: Flink's join and co-group tag their inputs without uids. */
+    private static StreamExecutionEnvironment shapesEnvironment(
+            Configuration config, int parallelism, String savepoint) {
+        StreamExecutionEnvironment env = environment(config, parallelism, savepoint);
+        env.getConfig().enableAutoGeneratedUIDs();
+        return env;
     }
 
     /**

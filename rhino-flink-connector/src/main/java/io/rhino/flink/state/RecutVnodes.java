@@ -27,7 +27,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 
 /**
@@ -91,7 +90,7 @@ final class RecutVnodes {
                     continue;
                 }
                 for (KeyedStateHandle handle : ofOld) {
-                    KeyedStateHandle part = cutTo(handle, range);
+                    KeyedStateHandle part = MigratedKeyedState.cutTo(handle, range);
                     if (part != null) {
                         handles.add(part);
                     }
@@ -127,19 +126,6 @@ final class RecutVnodes {
         }
         return new VnodeRestore.Restored(
                 running, handlesByVnode, List.of(), Map.of(), Map.of(), Map.of(), true);
-    }
-
-    /**
-     * A canonical savepoint's part (Flink's key-group stream) cut to the new vnode's key groups; a
-     * RocksDB handle whole, which Flink's RocksDB restore clips; null if nothing is left.
-     */
-    private static KeyedStateHandle cutTo(KeyedStateHandle handle, KeyGroupRange range) {
-        if (handle instanceof KeyGroupsStateHandle keyGroups) {
-            return keyGroups.getIntersection(range);
-        }
-        return handle.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() > 0
-                ? handle
-                : null;
     }
 
     /**

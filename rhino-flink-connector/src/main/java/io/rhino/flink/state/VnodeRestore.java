@@ -82,13 +82,13 @@ final class VnodeRestore {
             return null;
         }
         List<WrittenSubtask> written = new ArrayList<>();
-        List<KeyGroupsSavepointStateHandle> keyedByFlink = new ArrayList<>();
+        List<KeyedStateHandle> keyedByFlink = new ArrayList<>();
         for (KeyedStateHandle handle : handles) {
             WrittenSubtask part = writtenSubtask(handle, spec, userCodeClassLoader);
             if (part != null) {
                 written.add(part);
             } else {
-                keyedByFlink.add((KeyGroupsSavepointStateHandle) handle);
+                keyedByFlink.add(handle);
             }
         }
         if (!keyedByFlink.isEmpty()) {
@@ -200,7 +200,14 @@ final class VnodeRestore {
                             + spec.name()
                             + "' cannot restore a "
                             + handle.getClass().getSimpleName()
-                            + ": its state was not written by the Rhino state backend.");
+                            + ": its state was written neither by the Rhino state backend nor by"
+                            + " Flink's RocksDB or heap backend (a native RocksDB snapshot or a"
+                            + " savepoint in Flink's key-group format). Take a canonical savepoint"
+                            + " of the job instead.");
+        }
+        if (local.isEmpty() && !VnodeManifest.isManifest(manifestHandle)) {
+            // a native snapshot of Flink's own backend, of a job on keyBy (MigratedKeyedState)
+            return null;
         }
         VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
         return new WrittenSubtask(

@@ -76,10 +76,17 @@ final class CountPerKeyRuns {
      * into the result sink of {@code runId} (uid {@code results}).
      */
     static void rhinoCounts(DataStream<Tuple3<Long, Long, Long>> events, String runId) {
-        RhinoStreams.keyBy(
-                        events,
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").build())
+        rhinoCounts(events, runId, null);
+    }
+
+    /** As {@link #rhinoCounts(DataStream, String)}, with {@code vnodes} set unless null. */
+    static void rhinoCounts(
+            DataStream<Tuple3<Long, Long, Long>> events, String runId, Integer vnodes) {
+        RhinoKeyedStreamOptions.Builder options = RhinoKeyedStreamOptions.builder("counts");
+        if (vnodes != null) {
+            options.vnodes(vnodes);
+        }
+        RhinoStreams.keyBy(events, new ShapeFunctions.ByKey(), options.build())
                 .process(new ShapeFunctions.CountPerKey())
                 .sinkTo(new ResultSink(runId))
                 .uid("results");

@@ -115,6 +115,44 @@ class MigrationITCase {
     }
 
     /**
+     * A native savepoint of a keyBy job on Flink's RocksDB backend (incremental: one RocksDB handle
+     * per old subtask) restores into Rhino at another parallelism: each vnode's RocksDB instance
+     * restores from the old subtasks' instances that hold its key groups, clipped to them.
+     */
+    @Test
+    void aKeyByJobsNativeRocksDbSavepointContinuesInRhino() throws Exception {
+        List<String> reference = CountPerKeyRuns.plainFlink(11, EVENTS, KEYS);
+        String runId = "migrate-in-native-" + UUID.randomUUID();
+
+        Configuration plain = RhinoClusters.jobConfig(Mode.PLAIN);
+        plain.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        plain.set(
+                org.apache.flink.configuration.CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        StreamExecutionEnvironment before = environment(plain, 2, null);
+        countOnKeyBy(before, runId, 0);
+        String savepoint =
+                stopWhenRunning(before.executeAsync("keyBy-native"), SavepointFormatType.NATIVE);
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+
+        StreamExecutionEnvironment after =
+                environment(RhinoClusters.jobConfig(Mode.RHINO), 4, savepoint);
+        countOnRhino(
+                after,
+                runId,
+                RhinoKeyedStreamOptions.builder("counts")
+                        .keyGroups(FLINK_DEFAULT_MAX_PARALLELISM)
+                        .build());
+        JobClient rhino = after.executeAsync("rhino-from-native");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(rhino.getJobID(), "counts", Duration.ofSeconds(60));
+        CountPerKeyRuns.scatter(manager);
+        rhino.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        output.addAll(ResultSink.take(runId));
+
+        Multisets.assertSameMultiset("counts from a native keyBy savepoint", reference, output);
+    }
+
+    /**
      * At 3 subtasks Flink's key-group ranges of 128 key groups cut vnodes: the job fails without
      * restarting, naming the vnodes and what parallelism to restore at.
      */
@@ -407,9 +445,12 @@ class MigrationITCase {
     }
 
     private String stopWhenRunning(JobClient job) throws Exception {
+        return stopWhenRunning(job, SavepointFormatType.CANONICAL);
+    }
+
+    private String stopWhenRunning(JobClient job, SavepointFormatType format) throws Exception {
         Thread.sleep(2_000); // records and checkpoints pass
-        return job.stopWithSavepoint(
-                        false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+        return job.stopWithSavepoint(false, savepoints.toUri().toString(), format)
                 .get(60, TimeUnit.SECONDS);
     }
 

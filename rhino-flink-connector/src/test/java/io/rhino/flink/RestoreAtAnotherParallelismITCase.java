@@ -53,9 +53,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A Rhino job whose vnodes a handover scattered restores at another parallelism, with the default
- * vnode count, from a canonical savepoint, a native savepoint and a retained checkpoint: every
- * vnode's state comes back at the subtask the rescaled routing table names, the counts continue
- * exactly as one plain Flink run's, and live handovers go on at the new parallelism.
+ * vnode count or re-cut into another one, from a canonical savepoint, a native savepoint and a
+ * retained checkpoint: every vnode's state comes back at the subtask the rescaled (or re-cut)
+ * routing table names, the counts continue exactly as one plain Flink run's, and live handovers go
+ * on at the new parallelism.
  */
 @Timeout(300)
 class RestoreAtAnotherParallelismITCase {
@@ -78,22 +79,30 @@ class RestoreAtAnotherParallelismITCase {
         RETAINED_CHECKPOINT
     }
 
+    /**
+     * From, to, and the vnode count the restored job sets: null keeps the restored one, another
+     * count re-cuts the key groups into it (the first run has the default, 4 per subtask).
+     */
     static Stream<Arguments> rescales() {
         return Stream.of(
-                Arguments.of(Restore.CANONICAL_SAVEPOINT, 2, 4),
-                Arguments.of(Restore.NATIVE_SAVEPOINT, 6, 3),
-                Arguments.of(Restore.RETAINED_CHECKPOINT, 4, 6),
-                Arguments.of(Restore.RETAINED_CHECKPOINT, 6, 1));
+                Arguments.of(Restore.CANONICAL_SAVEPOINT, 2, 4, null),
+                Arguments.of(Restore.NATIVE_SAVEPOINT, 6, 3, null),
+                Arguments.of(Restore.RETAINED_CHECKPOINT, 4, 6, null),
+                Arguments.of(Restore.RETAINED_CHECKPOINT, 6, 1, null),
+                Arguments.of(Restore.RETAINED_CHECKPOINT, 2, 3, 12),
+                Arguments.of(Restore.NATIVE_SAVEPOINT, 4, 2, 4),
+                Arguments.of(Restore.CANONICAL_SAVEPOINT, 2, 4, 16));
     }
 
-    @ParameterizedTest(name = "{0} from {1} to {2} subtasks")
+    @ParameterizedTest(name = "{0} from {1} to {2} subtasks, rhino.vnodes {3}")
     @MethodSource("rescales")
-    void restoresEveryVnodeAtTheNewParallelism(Restore restore, int before, int after)
-            throws Exception {
+    void restoresEveryVnodeAtTheNewParallelism(
+            Restore restore, int before, int after, Integer vnodesAfter) throws Exception {
         List<String> reference = CountPerKeyRuns.plainFlink(3, EVENTS, KEYS);
         String runId = "rescale-" + restore + "-" + before + "-" + after + "-" + UUID.randomUUID();
 
-        JobClient first = countPerKey(environment(before, null), runId).executeAsync("before");
+        JobClient first =
+                countPerKey(environment(before, null), runId, null).executeAsync("before");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
         RoutingTable initial = manager.routingTable();
@@ -107,14 +116,22 @@ class RestoreAtAnotherParallelismITCase {
         ReleasableRate.resume(runId);
 
         JobClient second =
-                countPerKey(environment(after, restorePath), runId).executeAsync("after");
+                countPerKey(environment(after, restorePath), runId, vnodesAfter)
+                        .executeAsync("after");
         HandoverManager restored =
                 RhinoHandovers.awaitReady(second.getJobID(), "counts", Duration.ofSeconds(60));
         RoutingTable table = restored.routingTable();
         assertThat(table.parallelism()).as("parallelism after the restore").isEqualTo(after);
-        assertThat(table.layout())
-                .as("the restored vnodes, not %d x the new parallelism", 4)
-                .isEqualTo(stopped.layout());
+        if (vnodesAfter == null) {
+            assertThat(table.layout())
+                    .as("the restored vnodes, not %d x the new parallelism", 4)
+                    .isEqualTo(stopped.layout());
+        } else {
+            assertThat(table.layout().numVnodes())
+                    .as("the key groups re-cut into the chosen vnodes")
+                    .isEqualTo(vnodesAfter);
+            assertThat(table).isEqualTo(stopped.recutTo(table.layout(), after));
+        }
         assertThat(table.epoch()).as("epoch after the restore").isGreaterThan(stopped.epoch());
         RandomHandovers handovers = new RandomHandovers(second.getJobID(), List.of("counts"), 11);
         handovers.assertOwnershipMatches("counts", table);
@@ -172,7 +189,7 @@ class RestoreAtAnotherParallelismITCase {
     }
 
     private static StreamExecutionEnvironment countPerKey(
-            StreamExecutionEnvironment env, String runId) {
+            StreamExecutionEnvironment env, String runId, Integer vnodes) {
         DataStream<Tuple3<Long, Long, Long>> events =
                 Events.stream(
                                 env,
@@ -184,7 +201,7 @@ class RestoreAtAnotherParallelismITCase {
                                 new ReleasableRate(runId, EVENTS_PER_SECOND),
                                 1)
                         .uid("events");
-        CountPerKeyRuns.rhinoCounts(events, runId);
+        CountPerKeyRuns.rhinoCounts(events, runId, vnodes);
         return env;
     }
 

@@ -15,14 +15,12 @@
 package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
-import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
@@ -49,13 +47,10 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A Rhino job without auto-generated uids runs, and a new version of it, with an added operator,
@@ -85,75 +80,6 @@ class RhinoUpgradeITCase {
     @Test
     void changedActiveParallelismKeepsTheRestoredRoutingTable() throws Exception {
         upgrade(1, false, 2);
-    }
-
-    /**
-     * State written with one vnode count does not restore into a job built with another (as a job
-     * that relied on the default count would meet after that default changed): the job fails
-     * without restarting, and the error names the restored count to build the job with.
-     */
-    @ParameterizedTest
-    @EnumSource(SavepointFormatType.class)
-    void aChangedVnodeCountIsRefusedNamingTheRestoredOne(SavepointFormatType format)
-            throws Exception {
-        String runId = "vnode-count-" + UUID.randomUUID();
-        StreamExecutionEnvironment v1 = environment(null);
-        countPerKey(v1, 16, runId);
-        JobClient first = v1.executeAsync("vnodes-16");
-        RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
-        Thread.sleep(1_000); // let some records and a checkpoint through
-        String savepoint =
-                first.stopWithSavepoint(false, savepoints.toUri().toString(), format)
-                        .get(60, TimeUnit.SECONDS);
-        assertRefusedInto8Vnodes(savepoint, runId);
-    }
-
-    /** As above, restoring the checkpoint a cancelled job retained. */
-    @Test
-    void aChangedVnodeCountIsRefusedFromARetainedCheckpoint() throws Exception {
-        String runId = "vnode-count-checkpoint-" + UUID.randomUUID();
-        StreamExecutionEnvironment v1 = environment(null);
-        countPerKey(v1, 16, runId);
-        JobClient first = v1.executeAsync("vnodes-16");
-        RhinoHandovers.awaitReady(first.getJobID(), "counts", Duration.ofSeconds(60));
-        Path jobCheckpoints = checkpoints.resolve(first.getJobID().toHexString());
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (CheckpointFiles.completedCheckpoints(jobCheckpoints).isEmpty()
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        first.cancel().get(60, TimeUnit.SECONDS);
-        Path retained =
-                CheckpointFiles.latestCompletedCheckpoint(jobCheckpoints)
-                        .orElseThrow(() -> new AssertionError("no checkpoint completed in 60 s"));
-        assertRefusedInto8Vnodes(retained.toUri().toString(), runId);
-    }
-
-    /** Restores 16 vnodes' state into a job of 8: it fails, naming the count to build it with. */
-    private void assertRefusedInto8Vnodes(String restorePath, String runId) throws Exception {
-        StreamExecutionEnvironment v2 = environment(restorePath);
-        countPerKey(v2, 8, runId);
-        JobClient second = v2.executeAsync("vnodes-8");
-        assertThatThrownBy(() -> second.getJobExecutionResult().get(60, TimeUnit.SECONDS))
-                .as("restoring 16 vnodes' state into 8")
-                .satisfies(
-                        failure ->
-                                assertThat(ExceptionUtils.stringifyException(failure))
-                                        .contains("16 vnodes")
-                                        .contains("rhino.vnodes: 16"));
-        ResultSink.take(runId);
-    }
-
-    private static void countPerKey(StreamExecutionEnvironment env, int vnodes, String runId) {
-        DataStream<Tuple3<Long, Long, Long>> events =
-                Events.stream(env, "events", 1, EVENTS, 5, 13, EVENTS_PER_SECOND, 1).uid("events");
-        RhinoStreams.keyBy(
-                        events,
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").vnodes(vnodes).build())
-                .process(new ShapeFunctions.CountPerKey())
-                .sinkTo(new ResultSink(runId))
-                .uid("results");
     }
 
     /**

@@ -16,6 +16,8 @@ package io.rhino.core.routing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * Which subtask owns which vnode after a restore at another parallelism: the subtask whose
@@ -33,6 +35,17 @@ public final class RescaleAssignment {
     /** The owner of {@code vnode} at {@code parallelism}, as Flink assigns its first key group. */
     public static int ownerOf(VnodeLayout layout, int parallelism, int vnode) {
         return flinkSubtaskOf(layout, parallelism, layout.keyGroupsOf(vnode).startKeyGroup());
+    }
+
+    /** The vnodes {@code subtask} owns at {@code parallelism}, ascending. */
+    public static SortedSet<Integer> vnodesOf(VnodeLayout layout, int parallelism, int subtask) {
+        SortedSet<Integer> owned = new TreeSet<>();
+        for (int vnode = 0; vnode < layout.numVnodes(); vnode++) {
+            if (ownerOf(layout, parallelism, vnode) == subtask) {
+                owned.add(vnode);
+            }
+        }
+        return owned;
     }
 
     /** Every vnode's owner at {@code parallelism}, indexed by vnode. */

@@ -20,8 +20,10 @@ import io.rhino.core.handover.VnodeMove;
 import java.io.InvalidObjectException;
 import java.io.ObjectStreamException;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -133,6 +135,77 @@ public final class RoutingTable implements Serializable {
                 layout,
                 newParallelism,
                 RescaleAssignment.owners(layout, newParallelism));
+    }
+
+    /**
+     * The table a restore routes by when it re-cuts the same key groups into {@code newLayout}'s
+     * vnodes (another vnode count) at {@code newParallelism}, at the next epoch, every subtask
+     * active. At another parallelism every new vnode goes to a subtask as {@link RescaleAssignment}
+     * says (Flink hands every restoring subtask every old subtask's vnodes then). At an unchanged
+     * parallelism Flink hands each subtask only its own old state, so each new vnode stays with the
+     * owner of the old vnodes it is cut from; that needs one owner per new vnode ({@link
+     * #vnodesWithSeveralOwnersIn}). At an unchanged layout this is {@link #rescaledTo}.
+     *
+     * @throws IllegalArgumentException if {@code newLayout} has other key groups, the parallelism
+     *     does not fit them, or, at an unchanged parallelism, a new vnode has several owners
+     */
+    public RoutingTable recutTo(VnodeLayout newLayout, int newParallelism) {
+        Objects.requireNonNull(newLayout, "newLayout: null (expected: a VnodeLayout)");
+        if (newLayout.equals(layout)) {
+            return rescaledTo(newParallelism);
+        }
+        if (newLayout.numKeyGroups() != layout.numKeyGroups()) {
+            throw new IllegalArgumentException(
+                    "newLayout: "
+                            + newLayout
+                            + " (expected: the table's "
+                            + layout.numKeyGroups()
+                            + " key groups; a re-cut changes only the vnodes)");
+        }
+        checkParallelism(newParallelism, newLayout);
+        if (newParallelism != parallelism) {
+            return new RoutingTable(
+                    Math.addExact(epoch, 1),
+                    newLayout,
+                    newParallelism,
+                    RescaleAssignment.owners(newLayout, newParallelism));
+        }
+        List<Integer> mixed = vnodesWithSeveralOwnersIn(newLayout);
+        if (!mixed.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "newLayout: "
+                            + newLayout
+                            + " (expected: at an unchanged parallelism, new vnodes whose old vnodes"
+                            + " have one owner; those of "
+                            + mixed
+                            + " have several)");
+        }
+        int[] owners = new int[newLayout.numVnodes()];
+        for (int vnode = 0; vnode < owners.length; vnode++) {
+            owners[vnode] = ownerOfKeyGroup(newLayout.keyGroupsOf(vnode).startKeyGroup());
+        }
+        return new RoutingTable(Math.addExact(epoch, 1), newLayout, parallelism, owners);
+    }
+
+    /**
+     * The vnodes of {@code newLayout} (same key groups) whose key groups this table gives to more
+     * than one subtask: a re-cut at an unchanged parallelism cannot restore them, since Flink hands
+     * each subtask only its own state.
+     */
+    public List<Integer> vnodesWithSeveralOwnersIn(VnodeLayout newLayout) {
+        List<Integer> mixed = new ArrayList<>();
+        for (int vnode = 0; vnode < newLayout.numVnodes(); vnode++) {
+            KeyGroupSpan span = newLayout.keyGroupsOf(vnode);
+            int first = layout.vnodeOfKeyGroup(span.startKeyGroup());
+            int last = layout.vnodeOfKeyGroup(span.endKeyGroup());
+            for (int old = first + 1; old <= last; old++) {
+                if (ownerByVnode[old] != ownerByVnode[first]) {
+                    mixed.add(vnode);
+                    break;
+                }
+            }
+        }
+        return mixed;
     }
 
     /** Returns the table's epoch; starts at 0 and grows by one per applied handover. */

@@ -15,6 +15,7 @@
 package io.rhino.core.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.core.handover.HandoverPlan;
 import io.rhino.core.handover.VnodeMove;
@@ -46,6 +47,74 @@ class RescaleAssignmentTest {
                         .apply(HandoverPlan.of(0, List.of(new VnodeMove(0, 0, 1))));
 
         assertThat(scattered.rescaledTo(2)).isSameAs(scattered);
+    }
+
+    @Test
+    void aRecutTableSplitsTheKeyGroupsIntoTheNewVnodesByFlinksRangesAtTheNextEpoch() {
+        RoutingTable scattered =
+                RoutingTable.initial(new VnodeLayout(128, 8), 2, 2)
+                        .apply(HandoverPlan.of(0, List.of(new VnodeMove(0, 0, 1))));
+        VnodeLayout twelve = new VnodeLayout(128, 12);
+
+        RoutingTable recut = scattered.recutTo(twelve, 3);
+
+        assertThat(recut.epoch()).isEqualTo(2);
+        assertThat(recut.layout()).isEqualTo(twelve);
+        assertThat(recut.parallelism()).isEqualTo(3);
+        assertThat(recut.ownerByVnode()).containsExactly(RescaleAssignment.owners(twelve, 3));
+        // Flink's ranges at 3 are 0..42, 43..85, 86..127: vnodes 4 (42..52) and 8 (85..95) start
+        // in the range before
+        assertThat(recut.vnodeCountBySubtask()).containsExactly(5, 4, 3);
+        // deterministic: routers, gates and the coordinator each compute it alone
+        assertThat(scattered.recutTo(new VnodeLayout(128, 12), 3)).isEqualTo(recut);
+    }
+
+    @Test
+    void aRecutAtAnUnchangedParallelismKeepsEachNewVnodeWithTheOwnerOfItsOldOnes() {
+        // 16 vnodes over 2 subtasks, vnode 0 moved to subtask 1
+        RoutingTable scattered =
+                RoutingTable.initial(new VnodeLayout(128, 16), 2, 2)
+                        .apply(HandoverPlan.of(0, List.of(new VnodeMove(0, 0, 1))));
+
+        // split: each new vnode lies in one old one
+        RoutingTable split = scattered.recutTo(new VnodeLayout(128, 32), 2);
+        assertThat(split.epoch()).isEqualTo(2);
+        assertThat(split.ownerOf(0)).isEqualTo(1);
+        assertThat(split.ownerOf(1)).isEqualTo(1);
+        assertThat(split.ownerOf(2)).isEqualTo(0);
+        assertThat(split.ownerOf(31)).isEqualTo(1);
+
+        // merged 4 to 1: new vnode 0 holds old vnodes 0 (subtask 1) and 1..3 (subtask 0)
+        VnodeLayout four = new VnodeLayout(128, 4);
+        assertThat(scattered.vnodesWithSeveralOwnersIn(four)).containsExactly(0);
+        assertThatThrownBy(() -> scattered.recutTo(four, 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("[0]");
+        RoutingTable unscattered = RoutingTable.initial(new VnodeLayout(128, 16), 2, 2);
+        assertThat(unscattered.recutTo(four, 2).ownerByVnode()).containsExactly(0, 0, 1, 1);
+        // at another parallelism every subtask reads every old subtask's state: no such rule
+        assertThat(scattered.recutTo(four, 3).ownerByVnode())
+                .containsExactly(RescaleAssignment.owners(four, 3));
+    }
+
+    @Test
+    void aRecutToTheSameLayoutIsARescale() {
+        RoutingTable scattered =
+                RoutingTable.initial(new VnodeLayout(128, 8), 2, 2)
+                        .apply(HandoverPlan.of(0, List.of(new VnodeMove(0, 0, 1))));
+
+        assertThat(scattered.recutTo(new VnodeLayout(128, 8), 2)).isSameAs(scattered);
+        assertThat(scattered.recutTo(new VnodeLayout(128, 8), 4))
+                .isEqualTo(scattered.rescaledTo(4));
+    }
+
+    @Test
+    void aRecutCannotChangeTheKeyGroups() {
+        RoutingTable table = RoutingTable.initial(new VnodeLayout(128, 8), 2, 2);
+
+        assertThatThrownBy(() -> table.recutTo(new VnodeLayout(256, 8), 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("128 key groups");
     }
 
     @Test

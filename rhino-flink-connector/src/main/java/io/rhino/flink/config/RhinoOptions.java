@@ -48,16 +48,20 @@ public final class RhinoOptions {
                                     + DEFAULT_VNODES_PER_SUBTASK
                                     + " per deployed subtask (at most the number of key groups) "
                                     + "at a fresh start; unset, a restore keeps the count of "
-                                    + "the restored state at any parallelism, and a value set "
-                                    + "must equal it. "
+                                    + "the restored state at any parallelism. Set to another "
+                                    + "count than the restored state's, a restore re-cuts the "
+                                    + "same key groups into the new vnodes (from a retained "
+                                    + "checkpoint, a native or a canonical savepoint; such a "
+                                    + "restore reads the checkpoint storage, not replicas or "
+                                    + "task-local copies). "
                                     + "More vnodes allow finer moves but cost throughput and "
                                     + "checkpoint time: each instance flushes its memtables and "
                                     + "takes a RocksDB checkpoint while the task waits in every "
                                     + "checkpoint's synchronous phase (a warning is logged above "
                                     + MAX_VNODES_PER_SLOT_WITHOUT_WARNING
-                                    + " per slot). Fixed for the life of the job's state: state "
-                                    + "written with another count is refused on restore, with the "
-                                    + "count to set.");
+                                    + " per slot). At most the number of key groups "
+                                    + "(rhino.key-groups), which stay fixed for the life of the "
+                                    + "job's state.");
 
     /** The number of key groups (Flink's max parallelism) of a Rhino keyed operator. */
     public static final ConfigOption<Integer> KEY_GROUPS =

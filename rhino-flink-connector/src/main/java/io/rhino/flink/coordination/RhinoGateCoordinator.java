@@ -201,8 +201,7 @@ public final class RhinoGateCoordinator implements OperatorCoordinator {
                         : InstantiationUtil.<RoutingTable>deserializeObject(
                                 checkpointData, context.getUserCodeClassloader());
         int gates = context.currentParallelism();
-        Optional<String> refusal =
-                spec.refusalToRun(gates, restored == null ? null : restored.layout());
+        Optional<String> refusal = spec.refusalToRestore(gates, restored);
         if (refusal.isPresent()) {
             // Throwing here would fail the JobMaster's start; the job fails instead, as the
             // routers' tasks would (they refuse the same table).

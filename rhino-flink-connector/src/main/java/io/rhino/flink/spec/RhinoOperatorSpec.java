@@ -18,6 +18,7 @@ import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoOptions;
 import java.io.Serializable;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -31,7 +32,8 @@ import java.util.Optional;
  *     one Flink runs the operator at: the most subtasks vnodes can be spread over
  * @param activeParallelism the subtasks that own vnodes at a fresh start; the others are standby
  * @param vnodesChosen whether the job chose the vnode count ({@code rhino.vnodes}); if not, a
- *     restore keeps the count of the restored state, whatever the parallelism
+ *     restore keeps the count of the restored state, whatever the parallelism; if so, a restore of
+ *     another count re-cuts the restored key groups into this one ({@link #recuts})
  */
 public record RhinoOperatorSpec(
         String name,
@@ -60,6 +62,10 @@ public record RhinoOperatorSpec(
                             + numKeyGroups
                             + ", the number of key groups)");
         }
+        if (numVnodes < 1 || numVnodes > numKeyGroups) {
+            throw new IllegalArgumentException(vnodeCountRefusal(name, numVnodes, numKeyGroups));
+        }
+        layoutOf(numKeyGroups, numVnodes); // validates the key groups
         if (activeParallelism < 1 || activeParallelism > parallelism) {
             throw new IllegalArgumentException(
                     "activeParallelism: "
@@ -76,7 +82,26 @@ public record RhinoOperatorSpec(
                             + numVnodes
                             + ", the number of vnodes, so every active subtask owns one)");
         }
-        layoutOf(numKeyGroups, numVnodes); // validates the vnode count
+    }
+
+    private static String vnodeCountRefusal(String name, int numVnodes, int numKeyGroups) {
+        return "Rhino keyed stream '"
+                + name
+                + "' is built with "
+                + numVnodes
+                + " vnodes ("
+                + RhinoOptions.VNODES.key()
+                + "), but its "
+                + numKeyGroups
+                + " key groups ("
+                + RhinoOptions.KEY_GROUPS.key()
+                + ") hold 1 to "
+                + numKeyGroups
+                + " vnodes: a vnode is at least one key group. Set "
+                + RhinoOptions.VNODES.key()
+                + " to at most "
+                + numKeyGroups
+                + ".";
     }
 
     private static VnodeLayout layoutOf(int numKeyGroups, int numVnodes) {
@@ -96,8 +121,11 @@ public record RhinoOperatorSpec(
      * restore at another parallelism, the adaptive scheduler, parallelism overrides), over the
      * vnodes of {@code restored} state (null at a fresh start).
      *
+     * <p>The vnodes are the restored ones, unless the job chose another count: then the restore
+     * re-cuts the restored key groups into the chosen vnodes ({@link #recuts}).
+     *
      * @throws UnsupportedJobShapeException (in Flink's {@code SuppressRestartsException}) if the
-     *     restored state has other key groups, or another vnode count than the job chose
+     *     restored state has other key groups
      */
     public RhinoOperatorSpec running(int runningParallelism, VnodeLayout restored) {
         refusalToRun(runningParallelism, restored)
@@ -105,7 +133,7 @@ public record RhinoOperatorSpec(
                         refusal -> {
                             throw UnsupportedJobShapeException.atTaskStart(refusal);
                         });
-        int vnodes = restored == null ? numVnodes : restored.numVnodes();
+        int vnodes = restored == null || vnodesChosen ? numVnodes : restored.numVnodes();
         // built with every subtask active: every running subtask is; else the standbys stay
         int active =
                 activeParallelism == parallelism
@@ -139,9 +167,8 @@ public record RhinoOperatorSpec(
         if (restored == null) {
             return Optional.empty();
         }
-        boolean sameKeyGroups = restored.numKeyGroups() == numKeyGroups;
-        boolean fittingVnodes = !vnodesChosen || restored.numVnodes() == numVnodes;
-        if (sameKeyGroups && fittingVnodes) {
+        if (restored.numKeyGroups() == numKeyGroups) {
+            // another vnode count the job chose is a re-cut of the same key groups
             return Optional.empty();
         }
         return Optional.of(
@@ -155,32 +182,105 @@ public record RhinoOperatorSpec(
                         + numKeyGroups
                         + " key groups in "
                         + numVnodes
-                        + " vnodes. "
-                        + (sameKeyGroups
-                                ? "The vnode count of existing state cannot change: set "
-                                        + RhinoOptions.VNODES.key()
-                                        + ": "
-                                        + restored.numVnodes()
-                                        + ", or leave it unset to keep the restored count."
-                                : "Key groups cannot change for existing state: build the job"
-                                        + " with the restored values ("
-                                        + settingsOf(restored.numKeyGroups(), restored.numVnodes())
-                                        + ")."));
+                        + " vnodes. Key groups cannot change for existing state: build the job"
+                        + " with the restored key groups ("
+                        + settingsOf(restored.numKeyGroups(), restored.numVnodes())
+                        + "; "
+                        + RhinoOptions.VNODES.key()
+                        + " may differ, a restore re-cuts the key groups into it).");
+    }
+
+    /**
+     * Whether a restore of state in {@code restored}'s vnodes re-cuts its key groups into other
+     * vnodes: the job chose another vnode count over the same key groups. Replicas, task-local
+     * copies and timer heads are kept per restored vnode, so a re-cut restores from the checkpoint
+     * storage only.
+     */
+    public boolean recuts(VnodeLayout restored) {
+        return restored != null
+                && vnodesChosen
+                && restored.numKeyGroups() == numKeyGroups
+                && restored.numVnodes() != numVnodes;
     }
 
     /**
      * The routing table this operator starts from at {@code runningParallelism}: the restored one
      * (null at a fresh start: the initial one), redistributed if the parallelism changed ({@link
-     * RoutingTable#rescaledTo}).
+     * RoutingTable#rescaledTo}) or re-cut into the vnodes the job chose ({@link
+     * RoutingTable#recutTo}). The routers, the gates' backends and the coordinator each compute it
+     * here from what they restored, so they agree without a message.
      *
      * @throws UnsupportedJobShapeException as {@link #running}
      */
     public RoutingTable routingTableAt(int runningParallelism, RoutingTable restored) {
         RhinoOperatorSpec running =
                 running(runningParallelism, restored == null ? null : restored.layout());
-        return restored == null
-                ? running.initialRoutingTable()
-                : restored.rescaledTo(runningParallelism);
+        if (restored == null) {
+            return running.initialRoutingTable();
+        }
+        refusalToRecut(runningParallelism, restored)
+                .ifPresent(
+                        refusal -> {
+                            throw UnsupportedJobShapeException.atTaskStart(refusal);
+                        });
+        return restored.recutTo(running.layout(), runningParallelism);
+    }
+
+    /**
+     * Why this operator cannot start from the {@code restored} table (null at a fresh start) at
+     * {@code runningParallelism}: {@link #refusalToRun}'s reasons, and a re-cut at an unchanged
+     * parallelism of new vnodes cut from vnodes of several subtasks ({@link RoutingTable#recutTo});
+     * empty if it can.
+     */
+    public Optional<String> refusalToRestore(int runningParallelism, RoutingTable restored) {
+        Optional<String> refusal =
+                refusalToRun(runningParallelism, restored == null ? null : restored.layout());
+        return refusal.isPresent() || restored == null
+                ? refusal
+                : refusalToRecut(runningParallelism, restored);
+    }
+
+    private Optional<String> refusalToRecut(int runningParallelism, RoutingTable restored) {
+        if (!recuts(restored.layout()) || runningParallelism != restored.parallelism()) {
+            return Optional.empty();
+        }
+        List<Integer> mixed = restored.vnodesWithSeveralOwnersIn(layout());
+        if (mixed.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(
+                recutAcrossSubtasks(
+                        name, restored.layout().numVnodes(), numVnodes, runningParallelism, mixed));
+    }
+
+    /**
+     * The refusal of a re-cut at an unchanged parallelism whose new vnodes {@code mixed} hold key
+     * groups of several subtasks' vnodes: Flink hands each subtask only its own state then.
+     */
+    public static String recutAcrossSubtasks(
+            String name, int restoredVnodes, int vnodes, int parallelism, List<Integer> mixed) {
+        return "Rhino keyed stream '"
+                + name
+                + "' restores state of "
+                + restoredVnodes
+                + " vnodes into "
+                + vnodes
+                + " ("
+                + RhinoOptions.VNODES.key()
+                + ") at its unchanged parallelism "
+                + parallelism
+                + ", but new vnodes "
+                + mixed
+                + " hold key groups that subtasks of different vnodes owned, and at an unchanged"
+                + " parallelism Flink hands each subtask only its own state. Restore at another"
+                + " parallelism (every subtask then reads every old subtask's state), choose a vnode"
+                + " count whose vnodes each lie in one old vnode (a multiple of "
+                + restoredVnodes
+                + "), or set "
+                + RhinoOptions.VNODES.key()
+                + ": "
+                + restoredVnodes
+                + " (or leave it unset) to keep the restored count.";
     }
 
     /**

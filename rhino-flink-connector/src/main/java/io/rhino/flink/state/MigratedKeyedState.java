@@ -23,23 +23,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.runtime.state.KeyGroupRange;
-import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 
 /**
- * Keyed state a job on Flink's own {@code keyBy} wrote in a canonical savepoint, entering a Rhino
- * operator of the same uid (migration in). Flink hands each subtask the key groups of its range for
- * the new parallelism; the subtask owns the vnodes the initial routing table gives it (the routers
- * restore no table either), each restored from the parts of the savepoint that hold its key groups,
- * from one or several of the old subtasks.
+ * Keyed state a job on Flink's own {@code keyBy} wrote, entering a Rhino operator of the same uid
+ * (migration in): a canonical savepoint (Flink's key-group format), or a native savepoint or
+ * retained checkpoint of Flink's RocksDB backend (one RocksDB handle per old subtask, incremental
+ * or full). Flink hands each subtask the old subtasks' handles that intersect its range for the new
+ * parallelism; the subtask owns the vnodes the initial routing table gives it (the routers restore
+ * no table either), each restored from the parts of the handles that hold its key groups, from one
+ * or several of the old subtasks. A key-group stream is cut to the vnode's key groups; a RocksDB
+ * handle goes whole to the vnode's RocksDB backend, whose restore clips it to the vnode's range
+ * (and merges several), as Flink's own RocksDB backend restores at another parallelism.
  */
 final class MigratedKeyedState {
 
     private MigratedKeyedState() {}
 
     static Map<Integer, List<KeyedStateHandle>> handlesByVnode(
-            List<KeyGroupsSavepointStateHandle> handles, RhinoOperatorSpec running, int subtask) {
+            List<KeyedStateHandle> handles, RhinoOperatorSpec running, int subtask) {
         VnodeLayout layout = running.layout();
         Map<Integer, List<KeyedStateHandle>> byVnode = new TreeMap<>();
         List<Integer> beyond = new ArrayList<>();
@@ -48,9 +51,9 @@ final class MigratedKeyedState {
             KeyGroupRange range = new KeyGroupRange(span.startKeyGroup(), span.endKeyGroup());
             List<KeyedStateHandle> parts = new ArrayList<>();
             int covered = 0;
-            for (KeyGroupsSavepointStateHandle handle : handles) {
+            for (KeyedStateHandle handle : handles) {
                 covered += handle.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups();
-                KeyGroupsStateHandle part = handle.getIntersection(range);
+                KeyedStateHandle part = cutTo(handle, range);
                 if (part != null) {
                     parts.add(part);
                 }
@@ -77,5 +80,19 @@ final class MigratedKeyedState {
                             + "rhino.vnodes unset (4 per subtask) or a multiple of it.");
         }
         return byVnode;
+    }
+
+    /**
+     * The part of {@code handle} a vnode of {@code range} restores from: a key-group stream cut to
+     * the range; a RocksDB handle whole, which Flink's RocksDB restore clips to the range of the
+     * backend it restores; null if the handle holds none of the range.
+     */
+    static KeyedStateHandle cutTo(KeyedStateHandle handle, KeyGroupRange range) {
+        if (handle instanceof KeyGroupsStateHandle keyGroups) {
+            return keyGroups.getIntersection(range);
+        }
+        return handle.getKeyGroupRange().getIntersection(range).getNumberOfKeyGroups() > 0
+                ? handle
+                : null;
     }
 }

@@ -295,9 +295,25 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             KeyedStateBackendParameters<K> parameters)
             throws Exception {
         Environment env = parameters.getEnv();
+        if (restored.recut()) {
+            // replicas and local copies hold the checkpoint's vnodes, not these
+            LOG.info(
+                    "'{}' subtask {} re-cuts the restored key groups into {} vnodes: its vnodes {}"
+                            + " restore from the checkpoint storage, none from replicas or"
+                            + " task-local copies, their timer queues read their heads from"
+                            + " RocksDB",
+                    spec.name(),
+                    subtaskIndex,
+                    restored.running().numVnodes(),
+                    restored.handlesByVnode().keySet());
+        }
         try (RestoreFromReplicas replicas =
-                replicaRestore(
-                        env, restored.replicaHolders(), backend.transferDirectory().toPath())) {
+                restored.recut()
+                        ? null
+                        : replicaRestore(
+                                env,
+                                restored.replicaHolders(),
+                                backend.transferDirectory().toPath())) {
             Map<Integer, KeyedStateHandle> localCopies = new HashMap<>();
             Map<Integer, List<KeyedStateHandle>> elsewhere = new TreeMap<>();
             restored.handlesByVnode()

@@ -120,6 +120,18 @@ record VnodeManifest(
     /**
      * Reads the manifest stored in {@code stream}, resolving relative files against its directory.
      */
+    /**
+     * Whether {@code stream} holds a vnode manifest, not the metadata of Flink's own RocksDB
+     * backend (a native snapshot of a job on Flink's {@code keyBy}), which begins with a version.
+     */
+    static boolean isManifest(StreamStateHandle stream) throws IOException {
+        try (DataInputStream in = new DataInputStream(stream.openInputStream())) {
+            return in.readInt() == MAGIC;
+        } catch (java.io.EOFException e) {
+            return false;
+        }
+    }
+
     static VnodeManifest readFrom(StreamStateHandle stream) throws IOException {
         // a savepoint may have been moved since it was written: resolve against where it is now
         Path directory =

@@ -16,6 +16,7 @@ package io.rhino.flink.state;
 
 import io.rhino.core.routing.RescaleAssignment;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.spec.UnsupportedJobShapeException;
 import java.io.IOException;
@@ -56,6 +57,9 @@ final class VnodeRestore {
      * @param heldByChain where the replica chain held those vnodes' files
      * @param timerHeadsByVnode the first timers of the vnodes' timer queues as of the checkpoint
      *     (none for a canonical savepoint or a checkpoint of an earlier version)
+     * @param recut whether the restore re-cut the key groups into another vnode count ({@link
+     *     RecutVnodes}): the vnodes are not the checkpoint's, and no replica, local copy or timer
+     *     heads of the checkpoint's vnodes apply to them
      */
     record Restored(
             RhinoOperatorSpec running,
@@ -63,7 +67,8 @@ final class VnodeRestore {
             List<String> replicaHolders,
             Map<Integer, Path> localCopyByVnode,
             Map<Integer, VnodeReplication.HeldReplica> heldByChain,
-            Map<Integer, TimerQueueHeads> timerHeadsByVnode) {}
+            Map<Integer, TimerQueueHeads> timerHeadsByVnode,
+            boolean recut) {}
 
     /** What the subtask restores, or null when it starts without state. */
     static Restored read(
@@ -77,13 +82,13 @@ final class VnodeRestore {
             return null;
         }
         List<WrittenSubtask> written = new ArrayList<>();
-        List<KeyGroupsSavepointStateHandle> keyedByFlink = new ArrayList<>();
+        List<KeyedStateHandle> keyedByFlink = new ArrayList<>();
         for (KeyedStateHandle handle : handles) {
             WrittenSubtask part = writtenSubtask(handle, spec, userCodeClassLoader);
             if (part != null) {
                 written.add(part);
             } else {
-                keyedByFlink.add((KeyGroupsSavepointStateHandle) handle);
+                keyedByFlink.add(handle);
             }
         }
         if (!keyedByFlink.isEmpty()) {
@@ -102,10 +107,14 @@ final class VnodeRestore {
                     List.of(),
                     Map.of(),
                     Map.of(),
-                    Map.of());
+                    Map.of(),
+                    false);
         }
         VnodeLayout layout = commonLayout(written, spec);
         RhinoOperatorSpec running = spec.running(parallelism, layout);
+        if (spec.recuts(layout)) {
+            return RecutVnodes.read(written, layout, running, subtaskIndex);
+        }
         Set<Integer> mine = vnodesOf(written, running, subtaskIndex);
         Map<Integer, List<KeyedStateHandle>> handlesByVnode = new TreeMap<>();
         Set<String> holders = new LinkedHashSet<>();
@@ -158,7 +167,8 @@ final class VnodeRestore {
                 List.copyOf(holders),
                 localCopies,
                 heldByChain,
-                timerHeads);
+                timerHeads,
+                false);
     }
 
     private static <V> void copyIfPresent(Map<Integer, V> from, Map<Integer, V> to, int vnode) {
@@ -190,7 +200,14 @@ final class VnodeRestore {
                             + spec.name()
                             + "' cannot restore a "
                             + handle.getClass().getSimpleName()
-                            + ": its state was not written by the Rhino state backend.");
+                            + ": its state was written neither by the Rhino state backend nor by"
+                            + " Flink's RocksDB or heap backend (a native RocksDB snapshot or a"
+                            + " savepoint in Flink's key-group format). Take a canonical savepoint"
+                            + " of the job instead.");
+        }
+        if (local.isEmpty() && !VnodeManifest.isManifest(manifestHandle)) {
+            // a native snapshot of Flink's own backend, of a job on keyBy (MigratedKeyedState)
+            return null;
         }
         VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
         return new WrittenSubtask(
@@ -273,37 +290,43 @@ final class VnodeRestore {
                                 + ". The checkpoint or savepoint is not one Rhino wrote whole.");
             }
         }
-        VnodeLayout layout = running.layout();
-        Set<Integer> mine = new TreeSet<>();
-        for (int vnode = 0; vnode < layout.numVnodes(); vnode++) {
-            if (RescaleAssignment.ownerOf(layout, parallelism, vnode) == subtaskIndex) {
-                mine.add(vnode);
-            }
-        }
+        Set<Integer> mine = RescaleAssignment.vnodesOf(running.layout(), parallelism, subtaskIndex);
         if (written.stream().anyMatch(WrittenSubtask::canonical)) {
-            List<Integer> split =
-                    new ArrayList<>(RescaleAssignment.vnodesSplitAt(layout, parallelism));
-            split.retainAll(mine);
-            if (!split.isEmpty()) {
-                throw UnsupportedJobShapeException.atTaskStart(
-                        "Rhino keyed operator '"
-                                + running.name()
-                                + "' cannot restore this canonical savepoint of "
-                                + layout.numVnodes()
-                                + " vnodes at parallelism "
-                                + parallelism
-                                + ": Flink hands a canonical savepoint's key groups to subtasks"
-                                + " by its own key-group ranges, and at "
-                                + parallelism
-                                + " they split vnodes "
-                                + split
-                                + ". Restore it at one of the parallelisms that split no vnode "
-                                + RescaleAssignment.unsplitParallelisms(layout, layout.numVnodes())
-                                + ", or restore from a"
-                                + " retained checkpoint or a native savepoint, which restore at"
-                                + " any parallelism.");
-            }
+            refuseSplitCanonical(running.layout(), running, mine);
         }
         return mine;
+    }
+
+    /**
+     * Refuses a canonical savepoint's restore at a parallelism whose Flink key-group ranges split
+     * any of {@code mine} (vnodes of {@code layout}): Flink hands each subtask only its range's key
+     * groups of such a savepoint.
+     */
+    static void refuseSplitCanonical(
+            VnodeLayout layout, RhinoOperatorSpec running, Set<Integer> mine) {
+        int parallelism = running.parallelism();
+        List<Integer> split = new ArrayList<>(RescaleAssignment.vnodesSplitAt(layout, parallelism));
+        split.retainAll(mine);
+        if (!split.isEmpty()) {
+            throw UnsupportedJobShapeException.atTaskStart(
+                    "Rhino keyed operator '"
+                            + running.name()
+                            + "' cannot restore this canonical savepoint into "
+                            + layout.numVnodes()
+                            + " vnodes at parallelism "
+                            + parallelism
+                            + ": Flink hands a canonical savepoint's key groups to subtasks"
+                            + " by its own key-group ranges, and at "
+                            + parallelism
+                            + " they split vnodes "
+                            + split
+                            + ". Restore it at one of the parallelisms that split no vnode "
+                            + RescaleAssignment.unsplitParallelisms(layout, layout.numVnodes())
+                            + ", with another "
+                            + RhinoOptions.VNODES.key()
+                            + ", or restore from a"
+                            + " retained checkpoint or a native savepoint, which restore at"
+                            + " any parallelism.");
+        }
     }
 }

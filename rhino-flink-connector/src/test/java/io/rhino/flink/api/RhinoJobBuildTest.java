@@ -17,6 +17,7 @@ package io.rhino.flink.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.spec.UnsupportedJobShapeException;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import io.rhino.flink.testjobs.Events;
@@ -48,6 +49,18 @@ import org.junit.jupiter.api.Test;
 class RhinoJobBuildTest {
 
     private static final String NAME = "counts";
+
+    @Test
+    void aVnodeCountTheKeyGroupsCannotHoldIsRefusedNamingBothAndTheOption() {
+        Configuration config = config();
+        config.set(RhinoOptions.KEY_GROUPS, 128);
+        config.set(RhinoOptions.VNODES, 200);
+        assertThatThrownBy(() -> keyed(environment(config)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Rhino keyed stream '" + NAME + "'")
+                .hasMessageContaining("200 vnodes (rhino.vnodes)")
+                .hasMessageContaining("128 key groups (rhino.key-groups)");
+    }
 
     @Test
     void secondKeyedOperatorOnOneRhinoKeyedStreamIsRefused() {

@@ -17,8 +17,11 @@ package io.rhino.flink.spec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rhino.core.handover.HandoverPlan;
+import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RhinoOperatorSpecTest {
@@ -59,16 +62,59 @@ class RhinoOperatorSpecTest {
     }
 
     @Test
-    void aChosenVnodeCountOtherThanTheRestoredOneIsRefusedNamingBoth() {
-        assertThat(SPEC.refusalToRun(2, new VnodeLayout(128, 16)))
-                .hasValue(
-                        "Rhino keyed stream 'counts' restores state of 128 key groups in 16"
-                                + " vnodes, but the job is built with 128 key groups in 8 vnodes."
-                                + " The vnode count of existing state cannot change: set"
-                                + " rhino.vnodes: 16, or leave it unset to keep the restored"
-                                + " count.");
-        assertThatThrownBy(() -> SPEC.running(2, new VnodeLayout(128, 16)))
-                .hasRootCauseMessage(SPEC.refusalToRun(2, new VnodeLayout(128, 16)).get());
+    void aChosenVnodeCountOtherThanTheRestoredOneRecutsTheKeyGroups() {
+        RoutingTable restored =
+                new RhinoOperatorSpec("counts", 128, 16, 2, 2)
+                        .initialRoutingTable()
+                        .apply(HandoverPlan.of(0, List.of(new VnodeMove(0, 0, 1))));
+
+        assertThat(SPEC.refusalToRestore(3, restored)).isEmpty();
+        assertThat(SPEC.recuts(restored.layout())).isTrue();
+        assertThat(SPEC.running(3, restored.layout()).numVnodes()).isEqualTo(8);
+        RoutingTable atThree = SPEC.routingTableAt(3, restored);
+        assertThat(atThree.layout()).isEqualTo(new VnodeLayout(128, 8));
+        assertThat(atThree.epoch()).isEqualTo(restored.epoch() + 1);
+        assertThat(atThree).isEqualTo(restored.recutTo(new VnodeLayout(128, 8), 3));
+        // unset, the restored count is kept: no re-cut
+        assertThat(DEFAULT_VNODES.recuts(restored.layout())).isFalse();
+        assertThat(DEFAULT_VNODES.routingTableAt(3, restored).layout())
+                .isEqualTo(restored.layout());
+    }
+
+    @Test
+    void aRecutAtAnUnchangedParallelismOfVnodesOfSeveralSubtasksIsRefusedNamingThem() {
+        RoutingTable scattered =
+                new RhinoOperatorSpec("counts", 128, 16, 2, 2)
+                        .initialRoutingTable()
+                        .apply(HandoverPlan.of(0, List.of(new VnodeMove(0, 0, 1))));
+        RhinoOperatorSpec four = new RhinoOperatorSpec("counts", 128, 4, 2, 2);
+
+        assertThat(four.refusalToRestore(2, scattered))
+                .hasValueSatisfying(
+                        refusal ->
+                                assertThat(refusal)
+                                        .contains("16 vnodes into 4 (rhino.vnodes)")
+                                        .contains("new vnodes [0]")
+                                        .contains("Restore at another parallelism"));
+        assertThatThrownBy(() -> four.routingTableAt(2, scattered))
+                .hasRootCauseMessage(four.refusalToRestore(2, scattered).get());
+        // a split keeps every new vnode inside one old one
+        assertThat(new RhinoOperatorSpec("counts", 128, 32, 2, 2).refusalToRestore(2, scattered))
+                .isEmpty();
+        assertThat(four.refusalToRestore(3, scattered)).isEmpty();
+    }
+
+    @Test
+    void aVnodeCountTheKeyGroupsCannotHoldIsRefusedNamingBothAndTheOption() {
+        assertThatThrownBy(() -> new RhinoOperatorSpec("counts", 128, 200, 2, 2))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "Rhino keyed stream 'counts' is built with 200 vnodes (rhino.vnodes), but"
+                                + " its 128 key groups (rhino.key-groups) hold 1 to 128 vnodes:"
+                                + " a vnode is at least one key group. Set rhino.vnodes to at"
+                                + " most 128.");
+        assertThatThrownBy(() -> new RhinoOperatorSpec("counts", 128, 0, 1, 1))
+                .hasMessageContaining("built with 0 vnodes (rhino.vnodes)");
     }
 
     @Test
@@ -78,7 +124,9 @@ class RhinoOperatorSpecTest {
                         "Rhino keyed stream 'counts' restores state of 256 key groups in 8 vnodes,"
                                 + " but the job is built with 128 key groups in 8 vnodes. Key"
                                 + " groups cannot change for existing state: build the job with"
-                                + " the restored values (rhino.key-groups: 256, rhino.vnodes: 8,"
-                                + " or RhinoKeyedStreamOptions' keyGroups and vnodes).");
+                                + " the restored key groups (rhino.key-groups: 256, rhino.vnodes:"
+                                + " 8, or RhinoKeyedStreamOptions' keyGroups and vnodes;"
+                                + " rhino.vnodes may differ, a restore re-cuts the key groups"
+                                + " into it).");
     }
 }

@@ -50,6 +50,12 @@ class RhinoLifecycleLocalRecoveryITCase extends RhinoLifecycleScenarios {
                             METRICS.addToConfiguration(new Configuration()), LOCAL_STATE));
 
     @Override
+    protected void withoutFailover(String scenario) {
+        // task-local copies serve failovers only: RhinoLifecycleITCase runs it in every build
+        RhinoClusters.onlyWithAllVariants(scenario + " with task-local recovery");
+    }
+
+    @Override
     protected void afterRecovery(JobID jobId) {
         long restoredLocally =
                 RhinoClusters.gaugeSum(METRICS, jobId, "rhinoVnodesRestoredFromLocalCopies");

@@ -28,7 +28,6 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 
 /**
  * Which vnode snapshot a checkpoint may reuse instead of snapshotting an idle vnode again: the
@@ -39,11 +38,12 @@ import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
  * does for unchanged SST files. They are still in Flink's {@code SharedStateRegistry} when the
  * reusing checkpoint registers: that checkpoint was completed, and every snapshot of the vnode
  * taken since either reused the same snapshot or did not complete. So reuse stops once the vnode's
- * instance snapshots again for any checkpoint, until one such snapshot completes. Private state is
- * reused only as bytes (below Flink's small-file threshold): a private file lies in its
- * checkpoint's exclusive directory, which Flink deletes once that checkpoint is subsumed. A
- * snapshot with a task-local copy is never reused either: Flink drops that copy once a later
- * checkpoint completes, and the vnode would lose its local recovery.
+ * instance snapshots again for any checkpoint, until one such snapshot completes. Private state
+ * below Flink's small-file threshold is reused as the same bytes; a private file lies in its
+ * checkpoint's exclusive directory, which Flink deletes once that checkpoint is subsumed, so the
+ * reusing checkpoint copies it into its own ({@link PrivateFileCopies}) and is reused from then on
+ * with the copy. A snapshot with a task-local copy is never reused: Flink drops that copy once a
+ * later checkpoint completes, and the vnode would lose its local recovery.
  */
 final class IdleVnodeSnapshots {
 
@@ -59,6 +59,23 @@ final class IdleVnodeSnapshots {
             long takenAt,
             long sequence,
             IncrementalRemoteKeyedStateHandle resolved) {
+
+        /** The same snapshot with other private state (copies of its private files). */
+        Reusable withPrivateState(
+                List<HandleAndLocalPath> privateState, StreamStateHandle metaData) {
+            return new Reusable(
+                    instance,
+                    takenAt,
+                    sequence,
+                    new IncrementalRemoteKeyedStateHandle(
+                            resolved.getBackendIdentifier(),
+                            resolved.getKeyGroupRange(),
+                            resolved.getCheckpointId(),
+                            resolved.getSharedState(),
+                            privateState,
+                            metaData,
+                            resolved.getCheckpointedSize()));
+        }
 
         /** For checkpoint {@code checkpointId}: the manifest's handle. */
         IncrementalRemoteKeyedStateHandle resolvedFor(long checkpointId) {
@@ -144,7 +161,10 @@ final class IdleVnodeSnapshots {
         return Optional.of(confirmed);
     }
 
-    /** Checkpoint {@code checkpointId} reuses {@code reusable} for the vnode. */
+    /**
+     * Checkpoint {@code checkpointId} reused {@code reusable} for the vnode (with copies of its
+     * private files in this checkpoint's directory, reused from now on).
+     */
     synchronized void reused(long checkpointId, int vnode, Reusable reusable) {
         Vnode state = byVnode.get(vnode);
         if (state != null && state.instance == reusable.instance()) {
@@ -174,8 +194,7 @@ final class IdleVnodeSnapshots {
         if (sequence == null
                 || sequence == VnodeWriteSequence.UNKNOWN
                 || localCopy
-                || !(resolved instanceof IncrementalRemoteKeyedStateHandle incremental)
-                || !allBytes(incremental)) {
+                || !(resolved instanceof IncrementalRemoteKeyedStateHandle incremental)) {
             return;
         }
         state.pending.put(
@@ -210,17 +229,5 @@ final class IdleVnodeSnapshots {
     /** Forgets the vnodes no longer owned. */
     synchronized void retainOnly(Set<Integer> owned) {
         byVnode.keySet().retainAll(owned);
-    }
-
-    private static boolean allBytes(IncrementalRemoteKeyedStateHandle handle) {
-        if (!(handle.getMetaDataStateHandle() instanceof ByteStreamStateHandle)) {
-            return false;
-        }
-        for (HandleAndLocalPath file : handle.getPrivateState()) {
-            if (!(file.getHandle() instanceof ByteStreamStateHandle)) {
-                return false;
-            }
-        }
-        return true;
     }
 }

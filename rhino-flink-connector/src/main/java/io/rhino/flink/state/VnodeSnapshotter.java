@@ -30,6 +30,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
@@ -72,6 +73,8 @@ final class VnodeSnapshotter<K> {
     private final UUID backendIdentifier = UUID.randomUUID();
     private final boolean reuseIdleVnodes;
     private final IdleVnodeSnapshots idle = new IdleVnodeSnapshots();
+    // snapshots whose asynchronous part has not ended
+    private final AtomicInteger running = new AtomicInteger();
     private volatile VnodeReplication replication;
     // of the last checkpoint (not savepoint) whose synchronous part ran, for the metrics
     private volatile int lastReused;
@@ -157,7 +160,9 @@ final class VnodeSnapshotter<K> {
         VnodeReplication current = replication;
         // A replica chain receives every vnode's files at every checkpoint: no reuse with it.
         boolean track = reuseIdleVnodes && !savepoint;
-        boolean mayReuse = track && current == null;
+        // Another checkpoint still running may complete first and subsume the one whose private
+        // files a reuse copies (concurrent checkpoints): then every vnode is snapshotted.
+        boolean mayReuse = track && current == null && running.get() == 0;
         disposal.lease(instances);
         VnodeReplication.Capture capture = null;
         // as of this synchronous part, as the vnode snapshots are: a restore starts from them
@@ -173,7 +178,6 @@ final class VnodeSnapshotter<K> {
                                 : Optional.empty();
                 if (reusable.isPresent()) {
                     reused.put(vnode, reusable.get());
-                    idle.reused(checkpointId, vnode, reusable.get());
                 } else {
                     futures.put(
                             vnode,
@@ -215,6 +219,7 @@ final class VnodeSnapshotter<K> {
             uploads.ended(checkpointId);
             throw e;
         }
+        running.incrementAndGet();
         return new ManifestFuture(
                 checkpointId,
                 savepoint,
@@ -311,13 +316,24 @@ final class VnodeSnapshotter<K> {
                     emptyVnodes.add(entry.getKey());
                 }
             }
-            reused.forEach(
-                    (vnode, reusable) -> {
-                        reportedByVnode.put(vnode, reusable.reportedFor(checkpointId));
-                        handleByVnode.put(vnode, reusable.resolvedFor(checkpointId));
-                    });
         } catch (Exception e) {
             // discards the finished snapshots' local copies too (a SnapshotResult holds both)
+            cancelAndDiscard(futures);
+            throw e;
+        }
+        // the reused snapshots of idle vnodes, their private files copied into this checkpoint
+        Map<Integer, IdleVnodeSnapshots.Reusable> reusedHere = new TreeMap<>();
+        PrivateFileCopies copies = new PrivateFileCopies(streamFactory);
+        try {
+            for (Map.Entry<Integer, IdleVnodeSnapshots.Reusable> entry : reused.entrySet()) {
+                IdleVnodeSnapshots.Reusable reusable = copies.copy(entry.getValue());
+                reusedHere.put(entry.getKey(), reusable);
+                reportedByVnode.put(entry.getKey(), reusable.reportedFor(checkpointId));
+                handleByVnode.put(entry.getKey(), reusable.resolvedFor(checkpointId));
+            }
+        } catch (Exception e) {
+            copies.discard();
+            LocalSnapshots.discardAll(localCopies.values());
             cancelAndDiscard(futures);
             throw e;
         }
@@ -370,6 +386,7 @@ final class VnodeSnapshotter<K> {
                     .discardState();
             throw e;
         }
+        reusedHere.forEach((vnode, reusable) -> idle.reused(checkpointId, vnode, reusable));
         KeyedStateHandle remote =
                 SubtaskSnapshotHandle.of(
                         backendIdentifier,
@@ -434,6 +451,7 @@ final class VnodeSnapshotter<K> {
             }
             disposal.release(instances);
             uploads.ended(checkpointId);
+            running.decrementAndGet();
         }
 
         /**

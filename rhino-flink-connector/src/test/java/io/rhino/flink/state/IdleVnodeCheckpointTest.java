@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.RunnableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
@@ -39,8 +40,10 @@ import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.SharedStateRegistryImpl;
+import org.apache.flink.runtime.state.SnapshotResult;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
 import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.apache.flink.util.FileUtils;
@@ -193,22 +196,59 @@ class IdleVnodeCheckpointTest {
         assertThat(backend.lastCheckpointReusedVnodes()).isEqualTo(VNODES);
     }
 
-    /** A private file lies in its checkpoint's exclusive directory: such a snapshot is redone. */
+    /**
+     * Private state above the inline threshold is a file in its checkpoint's exclusive directory,
+     * which Flink deletes with that checkpoint: a reusing checkpoint holds copies in its own.
+     */
     @Test
-    void snapshotsWithPrivateFilesAreNotReused() throws Exception {
+    void privateFilesAreCopiedIntoTheReusingCheckpoint() throws Exception {
         VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
         for (int vnode = 0; vnode < VNODES; vnode++) {
             write(backend, vnode, 100, 1);
         }
         complete(1, (IncrementalRemoteKeyedStateHandle) harness.checkpoint(backend, 1, 1024));
-        IncrementalRemoteKeyedStateHandle second =
-                complete(
-                        2,
-                        (IncrementalRemoteKeyedStateHandle) harness.checkpoint(backend, 2, 1024));
-        assertThat(backend.lastCheckpointReusedVnodes()).isZero();
-        assertThat(second.getPrivateState()).isNotEmpty();
-        FileUtils.deleteDirectory(checkpoints.resolve("chk-1").toFile());
-        assertRestores(second);
+        for (long id = 2; id <= 3; id++) {
+            IncrementalRemoteKeyedStateHandle reused =
+                    complete(
+                            id,
+                            (IncrementalRemoteKeyedStateHandle)
+                                    harness.checkpoint(backend, id, 1024));
+            assertThat(backend.lastCheckpointReusedVnodes()).isEqualTo(VNODES);
+            String exclusive = checkpoints.resolve("chk-" + id).toString();
+            assertThat(reused.getPrivateState())
+                    .as("every vnode's private files, in checkpoint %d's directory", id)
+                    .hasSizeGreaterThanOrEqualTo(VNODES)
+                    .allSatisfy(
+                            file ->
+                                    assertThat(
+                                                    ((FileStateHandle) file.getHandle())
+                                                            .getFilePath()
+                                                            .getPath())
+                                            .startsWith(exclusive));
+            FileUtils.deleteDirectory(checkpoints.resolve("chk-" + (id - 1)).toFile());
+            assertRestores(reused);
+        }
+    }
+
+    /**
+     * With another checkpoint still uploading, which may complete first and subsume the checkpoint
+     * whose files a reuse copies, every vnode is snapshotted.
+     */
+    @Test
+    void noReuseWhileAnotherCheckpointRuns() throws Exception {
+        VnodeKeyedStateBackend<Long> backend = harness.create(0, List.of());
+        for (int vnode = 0; vnode < VNODES; vnode++) {
+            write(backend, vnode, 100, 1);
+        }
+        complete(1, checkpoint(backend, 1));
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> second =
+                harness.startCheckpoint(backend, 2, INLINE);
+        assertThat(backend.lastCheckpointReusedVnodes()).isEqualTo(VNODES);
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> third =
+                harness.startCheckpoint(backend, 3, INLINE);
+        assertThat(backend.lastCheckpointSnapshottedVnodes()).isEqualTo(VNODES);
+        FutureUtils.runIfNotDoneAndGet(second);
+        FutureUtils.runIfNotDoneAndGet(third);
     }
 
     @Test

@@ -103,9 +103,9 @@ public final class RhinoOptions {
                                     + "RocksDB instance is neither flushed nor checkpointed, and "
                                     + "the checkpoint refers to the same shared files. Savepoints "
                                     + "never reuse. Not with replication on (every checkpoint's "
-                                    + "files go to the replica chain), nor for snapshots with a "
-                                    + "task-local copy or with private state above Flink's "
-                                    + "small-file threshold.");
+                                    + "files go to the replica chain), not for snapshots with a "
+                                    + "task-local copy (local recovery), and not while another "
+                                    + "checkpoint of the subtask still runs.");
 
     /** Whether checkpoints store the first timer of each key group of the vnodes' timer queues. */
     public static final ConfigOption<Boolean> STATE_CHECKPOINT_TIMER_HEADS =

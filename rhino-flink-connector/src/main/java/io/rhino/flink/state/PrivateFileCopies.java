@@ -17,6 +17,7 @@ package io.rhino.flink.state;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
@@ -28,11 +29,17 @@ import org.apache.flink.util.IOUtils;
 
 /**
  * Copies a reused vnode snapshot's private files (its RocksDB OPTIONS, MANIFEST and metadata when
- * above Flink's small-file threshold) into the reusing checkpoint's exclusive directory: the
- * originals lie in an earlier checkpoint's, which Flink deletes once that checkpoint is subsumed.
- * Private state that is bytes stays as it is.
+ * above Flink's small-file threshold) out of the earlier checkpoint's exclusive directory, which
+ * Flink deletes once that checkpoint is subsumed. A file of up to {@link #MAX_BYTES_INLINED}
+ * becomes bytes in the vnode manifest (an instance's OPTIONS file is about 21 KB, just above
+ * Flink's default threshold), so later checkpoints that reuse the snapshot again copy nothing and
+ * upload no file for the vnode; a larger one is copied into the reusing checkpoint's exclusive
+ * directory. Private state that is bytes stays as it is.
  */
 final class PrivateFileCopies {
+
+    /** Bytes of a private file that the manifest holds instead of a copy. */
+    static final int MAX_BYTES_INLINED = 64 * 1024;
 
     private final CheckpointStreamFactory streams;
     // every file written so far, to delete if the checkpoint fails before Flink owns them
@@ -72,6 +79,12 @@ final class PrivateFileCopies {
     private StreamStateHandle copyOf(StreamStateHandle original) throws Exception {
         if (original instanceof ByteStreamStateHandle) {
             return original; // bytes in the manifest: nothing to delete with its checkpoint
+        }
+        if (original.getStateSize() <= MAX_BYTES_INLINED) {
+            try (InputStream in = original.openInputStream()) {
+                return new ByteStreamStateHandle(
+                        "reused-vnode-private-" + UUID.randomUUID(), in.readAllBytes());
+            }
         }
         try (InputStream in = original.openInputStream();
                 CheckpointStateOutputStream out =

@@ -28,6 +28,7 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.PlaceholderStreamStateHandle;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
 
 /**
  * Which vnode snapshot a checkpoint may reuse instead of snapshotting an idle vnode again: the
@@ -105,9 +106,10 @@ final class IdleVnodeSnapshots {
                 IncrementalRemoteKeyedStateHandle handle,
                 long checkpointId,
                 List<HandleAndLocalPath> shared) {
-            long privateBytes = handle.getMetaDataStateHandle().getStateSize();
+            // new in this checkpoint: only copied private files (bytes count with the manifest)
+            long privateBytes = fileBytes(handle.getMetaDataStateHandle());
             for (HandleAndLocalPath file : handle.getPrivateState()) {
-                privateBytes += file.getStateSize();
+                privateBytes += fileBytes(file.getHandle());
             }
             return new IncrementalRemoteKeyedStateHandle(
                     handle.getBackendIdentifier(),
@@ -116,7 +118,11 @@ final class IdleVnodeSnapshots {
                     shared,
                     handle.getPrivateState(),
                     handle.getMetaDataStateHandle(),
-                    privateBytes); // nothing else is new in this checkpoint
+                    privateBytes);
+        }
+
+        private static long fileBytes(StreamStateHandle handle) {
+            return handle instanceof ByteStreamStateHandle ? 0 : handle.getStateSize();
         }
     }
 

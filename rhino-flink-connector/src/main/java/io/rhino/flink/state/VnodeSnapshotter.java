@@ -158,10 +158,10 @@ final class VnodeSnapshotter<K> {
         }
         idle.retainOnly(owned);
         VnodeReplication current = replication;
-        // A replica chain receives every vnode's files at every checkpoint: no reuse with it.
         boolean track = reuseIdleVnodes && !savepoint;
-        // Another checkpoint still running may complete first and subsume the one whose private
-        // files a reuse copies (concurrent checkpoints): then every vnode is snapshotted.
+        // No reuse with a replica chain, which receives every vnode's files at every checkpoint,
+        // nor while another checkpoint still runs: it may complete first and subsume the one
+        // whose private files a reuse copies (concurrent checkpoints).
         boolean mayReuse = track && current == null && running.get() == 0;
         disposal.lease(instances);
         VnodeReplication.Capture capture = null;

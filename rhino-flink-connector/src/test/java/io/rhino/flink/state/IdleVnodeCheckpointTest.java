@@ -76,6 +76,7 @@ class IdleVnodeCheckpointTest {
     // what each key should read, and the timers each backend should hold
     private final Map<Long, Long> values = new TreeMap<>();
     private final List<Long> timers = new ArrayList<>();
+    private final Map<Long, Long> timerKeys = new TreeMap<>();
 
     @BeforeEach
     void setUp() {
@@ -143,7 +144,19 @@ class IdleVnodeCheckpointTest {
         IncrementalRemoteKeyedStateHandle fifth = complete(5, checkpoint(backend, 5));
         assertThat(vnodesWithUploads(fifth)).containsExactly(3);
         FileUtils.deleteDirectory(checkpoints.resolve("chk-4").toFile());
-        assertRestores(fifth);
+        VnodeKeyedStateBackend<Long> restored = assertRestores(fifth);
+
+        // the restored backend's next checkpoint refers to the reused files it restored
+        write(restored, 6, 3_000, 13);
+        IncrementalRemoteKeyedStateHandle afterRestore = complete(6, checkpoint(restored, 6));
+        assertThat(restored.lastCheckpointSnapshottedVnodes())
+                .as("a restored vnode has no snapshot of its own to reuse yet")
+                .isEqualTo(VNODES);
+        assertThat(vnodesWithUploads(afterRestore))
+                .as("6 written; 0 and 9 had their timers polled and added again")
+                .containsExactlyInAnyOrder(0, 6, 9);
+        FileUtils.deleteDirectory(checkpoints.resolve("chk-5").toFile());
+        assertRestores(afterRestore);
     }
 
     @Test
@@ -338,11 +351,12 @@ class IdleVnodeCheckpointTest {
             long timestamp = 1_000 + key + 100_000L * timers.size();
             queue.add(new TimerHeapInternalTimer<>(timestamp, key, VoidNamespace.INSTANCE));
             timers.add(timestamp);
+            timerKeys.put(timestamp, key);
         }
     }
 
     /** A new backend restored from {@code handle} reads every value and timer written. */
-    private void assertRestores(KeyedStateHandle handle) throws Exception {
+    private VnodeKeyedStateBackend<Long> assertRestores(KeyedStateHandle handle) throws Exception {
         VnodeKeyedStateBackend<Long> restored = harness.create(0, List.of(handle));
         assertThat(restored.ownedVnodes()).hasSize(VNODES);
         ValueState<Long> state = valueState(restored);
@@ -359,6 +373,12 @@ class IdleVnodeCheckpointTest {
             restoredTimers.add(timer.getTimestamp());
         }
         assertThat(restoredTimers).containsExactlyInAnyOrderElementsOf(timers);
+        for (long timestamp : restoredTimers) { // polled: put back for a later checkpoint
+            queue.add(
+                    new TimerHeapInternalTimer<>(
+                            timestamp, timerKeys.get(timestamp), VoidNamespace.INSTANCE));
+        }
+        return restored;
     }
 
     private static ValueState<Long> valueState(VnodeKeyedStateBackend<Long> backend)

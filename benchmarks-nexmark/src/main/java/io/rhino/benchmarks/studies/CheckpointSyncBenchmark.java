@@ -20,6 +20,7 @@ import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.cluster.PeerReplicationOptions;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.config.RhinoOptions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -82,6 +83,8 @@ public final class CheckpointSyncBenchmark {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointSyncBenchmark.class);
     private static final String OPERATOR = "state";
     private static final String REPLICATED = "rhino-replicated";
+    // Rhino with every vnode snapshotted at every checkpoint, idle or not
+    private static final String NO_REUSE = "rhino-no-reuse";
     private static final Map<String, AtomicLong> FILLED = new ConcurrentHashMap<>();
 
     /** One checkpoint of one system. */
@@ -92,7 +95,8 @@ public final class CheckpointSyncBenchmark {
             long filledBytes,
             long syncMaxMs,
             long syncMeanMs,
-            long endToEndMs) {}
+            long endToEndMs,
+            long checkpointedBytes) {}
 
     private CheckpointSyncBenchmark() {}
 
@@ -117,12 +121,18 @@ public final class CheckpointSyncBenchmark {
                                 10,
                                 "pause between checkpoints in the fill")
                         .flag("rest-checkpoints", 3, "checkpoints after the fill")
+                        .flag(
+                                "trickle-keys",
+                                0,
+                                "keys the trickle of writes goes to (0: every key); a few keys"
+                                        + " leave most vnodes idle")
                         .flag("managed-memory", "512m", "managed memory of the TaskManager")
                         .flag(
                                 "suts",
                                 "rhino,flink",
                                 "systems, comma-separated: rhino, rhino-replicated (factor 2 to a"
-                                        + " second TaskManager), flink")
+                                        + " second TaskManager), rhino-no-reuse (idle vnodes"
+                                        + " snapshotted too), flink")
                         .flag("dir", System.getProperty("java.io.tmpdir"), "working directory")
                         .flag("out", "benchmarks-nexmark/target/checkpoint-sync.csv", "CSV file");
         if (!args.parse(argv)) {
@@ -162,7 +172,8 @@ public final class CheckpointSyncBenchmark {
                                     parallelism,
                                     args.getInt("vnodes", 1),
                                     Duration.ofSeconds(args.getInt("fill-checkpoint-seconds", 0)),
-                                    args.getInt("rest-checkpoints", 0)));
+                                    args.getInt("rest-checkpoints", 0),
+                                    args.getLong("trickle-keys")));
                 }
                 EmbeddedCluster.deleteRecursively(dir);
             }
@@ -183,10 +194,12 @@ public final class CheckpointSyncBenchmark {
             int parallelism,
             int vnodes,
             Duration fillPause,
-            int restCheckpoints)
+            int restCheckpoints,
+            long trickleKeys)
             throws Exception {
         String runId = sut + "-" + UUID.randomUUID();
         long keys = Math.max(1, stateBytes / valueBytes);
+        long trickled = trickleKeys > 0 ? Math.min(trickleKeys, keys) : keys;
         Configuration config = new Configuration();
         config.set(
                 StateBackendOptions.STATE_BACKEND,
@@ -196,6 +209,7 @@ public final class CheckpointSyncBenchmark {
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("cp").toUri().toString());
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
         config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
+        config.set(RhinoOptions.STATE_REUSE_IDLE_VNODES, !sut.equals(NO_REUSE));
         if (sut.equals(REPLICATED)) {
             PeerReplicationOptions.factorTwo(
                     config, dir.resolve("replicas"), "checkpoint-sync-benchmark");
@@ -214,7 +228,7 @@ public final class CheckpointSyncBenchmark {
         DataStream<Tuple2<Long, byte[]>> trickle =
                 env.fromSource(
                                 new DataGeneratorSource<>(
-                                        index -> Tuple2.of(index % keys, payload(valueBytes)),
+                                        index -> Tuple2.of(index % trickled, payload(valueBytes)),
                                         Long.MAX_VALUE,
                                         RateLimiterStrategy.perSecond(200),
                                         Types.TUPLE(Types.LONG, TypeInformation.of(byte[].class))),
@@ -318,7 +332,8 @@ public final class CheckpointSyncBenchmark {
                             filledBytes,
                             task.getSummaryStats().getSyncCheckpointDurationStats().getMaximum(),
                             task.getSummaryStats().getSyncCheckpointDurationStats().getAverage(),
-                            stats.getEndToEndDuration()));
+                            stats.getEndToEndDuration(),
+                            task.getCheckpointedSize()));
         }
         rows.sort(java.util.Comparator.comparingLong(Row::checkpointId));
         return rows;
@@ -328,23 +343,25 @@ public final class CheckpointSyncBenchmark {
         out.println("== Checkpoint synchronous phase (slowest subtask of the keyed operator) ==");
         out.printf(
                 Locale.ROOT,
-                "%-6s %-5s %10s %12s %12s %12s%n",
+                "%-14s %-5s %10s %12s %12s %12s %14s%n",
                 "sut",
                 "phase",
                 "checkpoint",
                 "sync max ms",
                 "sync mean ms",
-                "e2e ms");
+                "e2e ms",
+                "checkpointed B");
         for (Row row : rows) {
             out.printf(
                     Locale.ROOT,
-                    "%-6s %-5s %10d %12d %12d %12d%n",
+                    "%-14s %-5s %10d %12d %12d %12d %14d%n",
                     row.sut(),
                     row.phase(),
                     row.checkpointId(),
                     row.syncMaxMs(),
                     row.syncMeanMs(),
-                    row.endToEndMs());
+                    row.endToEndMs(),
+                    row.checkpointedBytes());
         }
         for (String sut : rows.stream().map(Row::sut).distinct().toList()) {
             for (String phase : List.of("fill", "rest")) {
@@ -355,11 +372,14 @@ public final class CheckpointSyncBenchmark {
                 if (!of.isEmpty()) {
                     out.printf(
                             Locale.ROOT,
-                            "%s %s: sync max over checkpoints %d ms, mean of maxima %d ms (%d checkpoints)%n",
+                            "%s %s: sync max over checkpoints %d ms, mean of maxima %d ms,"
+                                    + " mean checkpointed %d KB (%d checkpoints)%n",
                             sut,
                             phase,
                             of.stream().mapToLong(Row::syncMaxMs).max().orElse(0),
                             (long) of.stream().mapToLong(Row::syncMaxMs).average().orElse(0),
+                            (long) of.stream().mapToLong(Row::checkpointedBytes).average().orElse(0)
+                                    >> 10,
                             of.size());
                 }
             }
@@ -371,7 +391,9 @@ public final class CheckpointSyncBenchmark {
             Files.createDirectories(file.getParent());
         }
         List<String> lines = new ArrayList<>();
-        lines.add("sut,phase,checkpoint,filled_bytes,sync_max_ms,sync_mean_ms,end_to_end_ms");
+        lines.add(
+                "sut,phase,checkpoint,filled_bytes,sync_max_ms,sync_mean_ms,end_to_end_ms,"
+                        + "checkpointed_bytes");
         for (Row row : rows) {
             lines.add(
                     String.join(
@@ -382,7 +404,8 @@ public final class CheckpointSyncBenchmark {
                             String.valueOf(row.filledBytes()),
                             String.valueOf(row.syncMaxMs()),
                             String.valueOf(row.syncMeanMs()),
-                            String.valueOf(row.endToEndMs())));
+                            String.valueOf(row.endToEndMs()),
+                            String.valueOf(row.checkpointedBytes())));
         }
         Files.write(file, lines);
     }

@@ -95,6 +95,22 @@ public final class RhinoOptions {
                                     + "checkpoint references. Defaults to "
                                     + "'execution.checkpointing.num-retained'.");
 
+    /** Whether a checkpoint reuses an idle vnode's snapshot of the last completed checkpoint. */
+    public static final ConfigOption<Boolean> STATE_REUSE_IDLE_VNODES =
+            ConfigOptions.key("rhino.state.reuse-idle-vnodes")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether a checkpoint reuses the snapshot a vnode took for the last "
+                                    + "completed checkpoint when nothing was written to the vnode "
+                                    + "since (no state write, clear, merge or timer change): its "
+                                    + "RocksDB instance is neither flushed nor checkpointed, and "
+                                    + "the checkpoint refers to the same shared files. Savepoints "
+                                    + "never reuse. Not with replication on (every checkpoint's "
+                                    + "files go to the replica chain), not for snapshots with a "
+                                    + "task-local copy (local recovery), and not while another "
+                                    + "checkpoint of the subtask still runs.");
+
     /** Whether checkpoints store the first timer of each key group of the vnodes' timer queues. */
     public static final ConfigOption<Boolean> STATE_CHECKPOINT_TIMER_HEADS =
             ConfigOptions.key("rhino.state.checkpoint-timer-heads")

@@ -102,6 +102,19 @@ public enum RhinoMetric {
             "Other TaskManagers this subtask's checkpoints go to (rhino.replication.factor - 1 when"
                     + " there are enough TaskManagers; 0: not replicated)."),
 
+    VNODES_REUSED_AT_LAST_CHECKPOINT(
+            Scope.KEYED_OPERATOR,
+            Type.GAUGE,
+            "rhinoVnodesReusedAtLastCheckpoint",
+            "Vnodes of the subtask that the last checkpoint did not snapshot: nothing was written"
+                    + " to them since the last completed checkpoint, whose snapshot it reused"
+                    + " (rhino.state.reuse-idle-vnodes)."),
+    VNODES_SNAPSHOTTED_AT_LAST_CHECKPOINT(
+            Scope.KEYED_OPERATOR,
+            Type.GAUGE,
+            "rhinoVnodesSnapshottedAtLastCheckpoint",
+            "Vnodes of the subtask whose RocksDB instance the last checkpoint snapshotted (flushed,"
+                    + " checkpointed and uploaded what was new)."),
     VNODES_RESTORED_FROM_LOCAL_COPIES(
             Scope.KEYED_OPERATOR,
             Type.GAUGE,

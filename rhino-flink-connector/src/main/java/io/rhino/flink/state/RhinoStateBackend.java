@@ -82,6 +82,8 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
 
     private final boolean checkpointTimerHeads;
 
+    private final boolean reuseIdleVnodes;
+
     /** How many vnodes a restoring subtask opens at once. */
     private final int restoreThreads;
 
@@ -91,6 +93,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                 VnodeRocksDbBackends.unconfigured(),
                 1,
                 RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS.defaultValue(),
+                RhinoOptions.STATE_REUSE_IDLE_VNODES.defaultValue(),
                 RhinoOptions.HANDOVER_THREADS.defaultValue());
     }
 
@@ -99,11 +102,13 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
             VnodeRocksDbBackends vnodeRocksdb,
             int retainedCheckpoints,
             boolean checkpointTimerHeads,
+            boolean reuseIdleVnodes,
             int restoreThreads) {
         this.rocksdb = rocksdb;
         this.vnodeRocksdb = vnodeRocksdb;
         this.retainedCheckpoints = retainedCheckpoints;
         this.checkpointTimerHeads = checkpointTimerHeads;
+        this.reuseIdleVnodes = reuseIdleVnodes;
         this.restoreThreads = restoreThreads;
     }
 
@@ -117,6 +122,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                 VnodeRocksDbBackends.configure(config, classLoader),
                 retained,
                 config.get(RhinoOptions.STATE_CHECKPOINT_TIMER_HEADS),
+                config.get(RhinoOptions.STATE_REUSE_IDLE_VNODES),
                 restoreThreads(config));
     }
 
@@ -259,7 +265,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         files,
                         transferDirectory,
                         laterInstalls,
-                        checkpointTimerHeads);
+                        checkpointTimerHeads,
+                        reuseIdleVnodes);
+        RhinoMetric.VNODES_REUSED_AT_LAST_CHECKPOINT.gauge(
+                parameters.getMetricGroup(), backend::lastCheckpointReusedVnodes);
+        RhinoMetric.VNODES_SNAPSHOTTED_AT_LAST_CHECKPOINT.gauge(
+                parameters.getMetricGroup(), backend::lastCheckpointSnapshottedVnodes);
         try {
             if (restored == null) {
                 for (int vnode : running.initialRoutingTable().vnodesOwnedBy(subtaskIndex)) {

@@ -54,7 +54,8 @@ final class VnodeCheckpoints<K> {
             int subtaskIndex,
             int parallelism,
             TypeSerializer<K> keySerializer,
-            IntFunction<TimerQueueHeads> timerHeads) {
+            IntFunction<TimerQueueHeads> timerHeads,
+            boolean reuseIdleVnodes) {
         this.backends = backends;
         this.owned = owned;
         this.files = files;
@@ -74,7 +75,8 @@ final class VnodeCheckpoints<K> {
                         subtaskIndex,
                         parallelism,
                         layout.numKeyGroups(),
-                        timerHeads);
+                        timerHeads,
+                        reuseIdleVnodes);
     }
 
     RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
@@ -112,5 +114,16 @@ final class VnodeCheckpoints<K> {
     void aborted(long checkpointId) throws Exception {
         owned.notifyCheckpointAborted(checkpointId);
         uploads.aborted(checkpointId);
+        snapshotter.checkpointAborted(checkpointId);
+    }
+
+    /** Vnodes whose snapshot the last checkpoint reused, unchanged since an earlier one. */
+    int lastReused() {
+        return snapshotter.lastReused();
+    }
+
+    /** Vnodes the last checkpoint snapshotted. */
+    int lastSnapshotted() {
+        return snapshotter.lastSnapshotted();
     }
 }

@@ -98,7 +98,8 @@ public final class VnodeKeyedStateBackend<K>
             VnodeFileRegistry files,
             TransferDirectory transferDirectory,
             Closeable installResources,
-            boolean checkpointTimerHeads) {
+            boolean checkpointTimerHeads,
+            boolean reuseIdleVnodes) {
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;
@@ -130,7 +131,18 @@ public final class VnodeKeyedStateBackend<K>
                         keySerializer,
                         checkpointTimerHeads
                                 ? states::cachedTimerHeadsOf
-                                : vnode -> TimerQueueHeads.NONE);
+                                : vnode -> TimerQueueHeads.NONE,
+                        reuseIdleVnodes);
+    }
+
+    /** Vnodes whose snapshot the last checkpoint reused, idle since an earlier one. */
+    int lastCheckpointReusedVnodes() {
+        return checkpoints.lastReused();
+    }
+
+    /** Vnodes the last checkpoint snapshotted. */
+    int lastCheckpointSnapshottedVnodes() {
+        return checkpoints.lastSnapshotted();
     }
 
     // ------------------------------------------------------------------ vnode lifecycle

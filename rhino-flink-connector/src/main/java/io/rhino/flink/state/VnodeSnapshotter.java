@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -29,6 +30,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.SnapshotType;
@@ -69,7 +71,14 @@ final class VnodeSnapshotter<K> {
     private final int numKeyGroups;
     private final IntFunction<TimerQueueHeads> cachedTimerHeads;
     private final UUID backendIdentifier = UUID.randomUUID();
+    private final boolean reuseIdleVnodes;
+    private final IdleVnodeSnapshots idle = new IdleVnodeSnapshots();
+    // snapshots whose asynchronous part has not ended
+    private final AtomicInteger running = new AtomicInteger();
     private volatile VnodeReplication replication;
+    // of the last checkpoint (not savepoint) whose synchronous part ran, for the metrics
+    private volatile int lastReused;
+    private volatile int lastSnapshotted;
 
     VnodeSnapshotter(
             VnodeBackends<K> backends,
@@ -79,7 +88,8 @@ final class VnodeSnapshotter<K> {
             int subtaskIndex,
             int parallelism,
             int numKeyGroups,
-            IntFunction<TimerQueueHeads> cachedTimerHeads) {
+            IntFunction<TimerQueueHeads> cachedTimerHeads,
+            boolean reuseIdleVnodes) {
         this.backends = backends;
         this.files = files;
         this.uploads = uploads;
@@ -89,6 +99,17 @@ final class VnodeSnapshotter<K> {
         this.parallelism = parallelism;
         this.numKeyGroups = numKeyGroups;
         this.cachedTimerHeads = cachedTimerHeads;
+        this.reuseIdleVnodes = reuseIdleVnodes;
+    }
+
+    /** Vnodes whose snapshot the last checkpoint reused from an earlier one. */
+    int lastReused() {
+        return lastReused;
+    }
+
+    /** Vnodes the last checkpoint snapshotted (their RocksDB instances checkpointed). */
+    int lastSnapshotted() {
+        return lastSnapshotted;
     }
 
     /** From now on, checkpoints are also replicated this way (null: not replicated). */
@@ -97,10 +118,15 @@ final class VnodeSnapshotter<K> {
     }
 
     void checkpointCompleted(long checkpointId) {
+        idle.completed(checkpointId);
         VnodeReplication current = replication;
         if (current != null) {
             current.checkpointCompleted(checkpointId);
         }
+    }
+
+    void checkpointAborted(long checkpointId) {
+        idle.aborted(checkpointId);
     }
 
     RunnableFuture<SnapshotResult<KeyedStateHandle>> snapshot(
@@ -116,15 +142,27 @@ final class VnodeSnapshotter<K> {
                         == SnapshotType.SharingFilesStrategy.NO_SHARING;
         if (savepoint) {
             files.registerSavepoint(checkpointId);
+            idle.savepoint(checkpointId);
         } else {
             files.snapshotStarted(checkpointId);
         }
         Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures =
                 new LinkedHashMap<>();
+        // idle vnodes: their snapshot of the last completed checkpoint, not snapshotted again
+        Map<Integer, IdleVnodeSnapshots.Reusable> reused = new TreeMap<>();
         List<CheckpointableKeyedStateBackend<K>> instances = new ArrayList<>();
+        Set<Integer> owned = new TreeSet<>();
         for (int vnode : backends.ownedVnodes()) {
             instances.add(backends.get(vnode));
+            owned.add(vnode);
         }
+        idle.retainOnly(owned);
+        VnodeReplication current = replication;
+        boolean track = reuseIdleVnodes && !savepoint;
+        // No reuse with a replica chain, which receives every vnode's files at every checkpoint,
+        // nor while another checkpoint still runs: it may complete first and subsume the one
+        // whose private files a reuse copies (concurrent checkpoints).
+        boolean mayReuse = track && current == null && running.get() == 0;
         disposal.lease(instances);
         VnodeReplication.Capture capture = null;
         // as of this synchronous part, as the vnode snapshots are: a restore starts from them
@@ -133,12 +171,23 @@ final class VnodeSnapshotter<K> {
         try {
             Map<Integer, CheckpointableKeyedStateBackend<?>> byVnode = new LinkedHashMap<>();
             for (int vnode : backends.ownedVnodes()) {
-                futures.put(
-                        vnode,
-                        backends.get(vnode)
-                                .snapshot(
-                                        checkpointId, timestamp, streamFactory, checkpointOptions));
-                byVnode.put(vnode, backends.get(vnode));
+                CheckpointableKeyedStateBackend<K> instance = backends.get(vnode);
+                Optional<IdleVnodeSnapshots.Reusable> reusable =
+                        mayReuse
+                                ? idle.reusable(vnode, instance, VnodeWriteSequence.of(instance))
+                                : Optional.empty();
+                if (reusable.isPresent()) {
+                    reused.put(vnode, reusable.get());
+                } else {
+                    futures.put(
+                            vnode,
+                            instance.snapshot(
+                                    checkpointId, timestamp, streamFactory, checkpointOptions));
+                    if (track) {
+                        idle.taken(checkpointId, vnode, instance, VnodeWriteSequence.of(instance));
+                    }
+                }
+                byVnode.put(vnode, instance);
                 long start = System.nanoTime();
                 TimerQueueHeads heads = cachedTimerHeads.apply(vnode);
                 readingHeads += System.nanoTime() - start;
@@ -153,8 +202,14 @@ final class VnodeSnapshotter<K> {
                     readingHeads / 1000);
             if (!savepoint) {
                 uploads.started(checkpointId, byVnode.keySet());
+                lastReused = reused.size();
+                lastSnapshotted = futures.size();
+                LOG.debug(
+                        "Checkpoint {}: reused the snapshots of {} idle vnodes, snapshotted {}",
+                        checkpointId,
+                        reused.size(),
+                        futures.size());
             }
-            VnodeReplication current = replication;
             if (current != null && !savepoint) {
                 capture = current.capture(checkpointId, byVnode);
             }
@@ -164,8 +219,16 @@ final class VnodeSnapshotter<K> {
             uploads.ended(checkpointId);
             throw e;
         }
+        running.incrementAndGet();
         return new ManifestFuture(
-                checkpointId, savepoint, futures, instances, streamFactory, capture, timerHeads);
+                checkpointId,
+                savepoint,
+                futures,
+                reused,
+                instances,
+                streamFactory,
+                capture,
+                timerHeads);
     }
 
     private static void cancelAndDiscard(
@@ -183,6 +246,7 @@ final class VnodeSnapshotter<K> {
             long checkpointId,
             boolean savepoint,
             Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
+            Map<Integer, IdleVnodeSnapshots.Reusable> reused,
             CheckpointStreamFactory streamFactory,
             VnodeReplication.Capture capture,
             SortedMap<Integer, TimerQueueHeads> timerHeads)
@@ -228,27 +292,48 @@ final class VnodeSnapshotter<K> {
                     futures.entrySet()) {
                 SnapshotResult<KeyedStateHandle> result =
                         FutureUtils.runIfNotDoneAndGet(entry.getValue());
+                boolean hasLocalCopy = false;
                 if (!savepoint
                         && result.getTaskLocalSnapshot()
                                 instanceof IncrementalLocalKeyedStateHandle localCopy) {
                     localCopies.put(entry.getKey(), localCopy);
+                    hasLocalCopy = true;
                 } else {
                     LocalSnapshots.discard(result);
                 }
                 KeyedStateHandle handle = result.getJobManagerOwnedSnapshot();
                 if (handle != null) {
                     reportedByVnode.put(entry.getKey(), handle);
-                    handleByVnode.put(
-                            entry.getKey(),
+                    KeyedStateHandle resolved =
                             savepoint
                                     ? files.resolveWithoutRegistering(handle)
-                                    : files.resolve(handle));
+                                    : files.resolve(handle);
+                    handleByVnode.put(entry.getKey(), resolved);
+                    if (!savepoint) {
+                        idle.finished(checkpointId, entry.getKey(), resolved, hasLocalCopy);
+                    }
                 } else {
                     emptyVnodes.add(entry.getKey());
                 }
             }
         } catch (Exception e) {
             // discards the finished snapshots' local copies too (a SnapshotResult holds both)
+            cancelAndDiscard(futures);
+            throw e;
+        }
+        // the reused snapshots of idle vnodes, their private files copied into this checkpoint
+        Map<Integer, IdleVnodeSnapshots.Reusable> reusedHere = new TreeMap<>();
+        PrivateFileCopies copies = new PrivateFileCopies(streamFactory);
+        try {
+            for (Map.Entry<Integer, IdleVnodeSnapshots.Reusable> entry : reused.entrySet()) {
+                IdleVnodeSnapshots.Reusable reusable = copies.copy(entry.getValue());
+                reusedHere.put(entry.getKey(), reusable);
+                reportedByVnode.put(entry.getKey(), reusable.reportedFor(checkpointId));
+                handleByVnode.put(entry.getKey(), reusable.resolvedFor(checkpointId));
+            }
+        } catch (Exception e) {
+            copies.discard();
+            LocalSnapshots.discardAll(localCopies.values());
             cancelAndDiscard(futures);
             throw e;
         }
@@ -301,6 +386,7 @@ final class VnodeSnapshotter<K> {
                     .discardState();
             throw e;
         }
+        reusedHere.forEach((vnode, reusable) -> idle.reused(checkpointId, vnode, reusable));
         KeyedStateHandle remote =
                 SubtaskSnapshotHandle.of(
                         backendIdentifier,
@@ -337,6 +423,7 @@ final class VnodeSnapshotter<K> {
                 long checkpointId,
                 boolean savepoint,
                 Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
+                Map<Integer, IdleVnodeSnapshots.Reusable> reused,
                 List<CheckpointableKeyedStateBackend<K>> instances,
                 CheckpointStreamFactory streamFactory,
                 VnodeReplication.Capture capture,
@@ -347,6 +434,7 @@ final class VnodeSnapshotter<K> {
                                     checkpointId,
                                     savepoint,
                                     futures,
+                                    reused,
                                     streamFactory,
                                     capture,
                                     timerHeads));
@@ -363,6 +451,7 @@ final class VnodeSnapshotter<K> {
             }
             disposal.release(instances);
             uploads.ended(checkpointId);
+            running.decrementAndGet();
         }
 
         /**

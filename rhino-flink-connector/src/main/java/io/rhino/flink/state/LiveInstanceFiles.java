@@ -77,7 +77,8 @@ public final class LiveInstanceFiles {
         }
     }
 
-    private static RocksDB dbOf(CheckpointableKeyedStateBackend<?> vnodeBackend)
+    /** The instance's RocksDB handle, which Flink's backend keeps in a protected field. */
+    static RocksDB dbOf(CheckpointableKeyedStateBackend<?> vnodeBackend)
             throws IllegalAccessException {
         if (!(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
             throw new IllegalStateException(

@@ -18,7 +18,6 @@ import java.lang.reflect.Field;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBKeyedStateBackend;
 import org.apache.flink.state.rocksdb.RocksDBWriteBatchWrapper;
-import org.rocksdb.RocksDB;
 
 /**
  * The RocksDB sequence number of a vnode's instance: it grows with every write of any kind (puts,
@@ -35,8 +34,7 @@ final class VnodeWriteSequence {
     /** The sequence number is unknown: the instance is never taken as unchanged. */
     static final long UNKNOWN = -1;
 
-    private static final Field DB = field("db");
-    private static final Field WRITE_BATCH = field("writeBatchWrapper");
+    private static final Field WRITE_BATCH = writeBatchField();
 
     private VnodeWriteSequence() {}
 
@@ -44,24 +42,20 @@ final class VnodeWriteSequence {
      * On the task thread: writes the instance's buffered writes, then reads its sequence number.
      */
     static long of(CheckpointableKeyedStateBackend<?> vnodeBackend) {
-        if (DB == null
-                || WRITE_BATCH == null
-                || !(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
+        if (WRITE_BATCH == null || !(vnodeBackend instanceof RocksDBKeyedStateBackend<?> rocksdb)) {
             return UNKNOWN;
         }
         try {
             ((RocksDBWriteBatchWrapper) WRITE_BATCH.get(rocksdb)).flush();
-            return ((RocksDB) DB.get(rocksdb)).getLatestSequenceNumber();
+            return LiveInstanceFiles.dbOf(rocksdb).getLatestSequenceNumber();
         } catch (Exception e) {
             return UNKNOWN;
         }
     }
 
-    private static Field field(String name) {
+    private static Field writeBatchField() {
         try {
-            Field field = RocksDBKeyedStateBackend.class.getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
+            return FlinkMembers.field(RocksDBKeyedStateBackend.class, "writeBatchWrapper");
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null; // another Flink version: every vnode is snapshotted
         }

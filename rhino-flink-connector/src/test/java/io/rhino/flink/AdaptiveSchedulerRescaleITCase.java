@@ -19,7 +19,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
-import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
@@ -130,33 +129,8 @@ class AdaptiveSchedulerRescaleITCase {
         }
     }
 
-    /** Waits until the operator runs at {@code parallelism} with every subtask ready. */
     private static HandoverManager awaitParallelism(JobID jobId, int parallelism) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (true) {
-            if (RhinoHandovers.isReady(jobId, "counts")) {
-                HandoverManager manager = RhinoHandovers.manager(jobId, "counts");
-                if (manager.routingTable().parallelism() == parallelism
-                        && ownershipMatches(jobId, manager.routingTable())) {
-                    return manager;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("'counts' did not run at parallelism " + parallelism);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    /** Whether the running gates own what the table says (they register a moment after ready). */
-    private static boolean ownershipMatches(JobID jobId, RoutingTable table) {
-        try {
-            new RandomHandovers(jobId, List.of("counts"), 5)
-                    .assertOwnershipMatches("counts", table);
-            return true;
-        } catch (AssertionError notYet) {
-            return false;
-        }
+        return CountPerKeyRuns.awaitParallelism(jobId, parallelism, Duration.ofSeconds(120));
     }
 
     private static StreamExecutionEnvironment countPerKey(String runId, boolean unaligned) {

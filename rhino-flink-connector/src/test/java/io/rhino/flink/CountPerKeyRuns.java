@@ -20,15 +20,18 @@ import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.HandoverResult;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -90,5 +93,39 @@ final class CountPerKeyRuns {
                 .process(new ShapeFunctions.CountPerKey())
                 .sinkTo(new ResultSink(runId))
                 .uid("results");
+    }
+
+    /**
+     * Waits until the {@code counts} operator of {@code jobId} runs at {@code parallelism}: every
+     * subtask ready, and the running gates owning what the manager's table says (they register a
+     * moment after the manager is ready). A restart-based rescale keeps the job id.
+     */
+    static HandoverManager awaitParallelism(JobID jobId, int parallelism, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (RhinoHandovers.isReady(jobId, "counts")) {
+                HandoverManager manager = RhinoHandovers.manager(jobId, "counts");
+                if (manager.routingTable().parallelism() == parallelism
+                        && ownershipMatches(jobId, manager.routingTable())) {
+                    return manager;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(
+                        "'counts' did not run at parallelism " + parallelism + " in " + timeout);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static boolean ownershipMatches(JobID jobId, RoutingTable table) {
+        try {
+            new RandomHandovers(jobId, List.of("counts"), 5)
+                    .assertOwnershipMatches("counts", table);
+            return true;
+        } catch (AssertionError notYet) {
+            return false;
+        }
     }
 }

@@ -20,7 +20,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.rest.RhinoRestServer;
 import io.rhino.flink.config.RhinoOptions;
-import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ResultSink;
@@ -258,21 +257,8 @@ abstract class RescaleRestoreSources {
                 "Not every subtask replicated a checkpoint after epoch " + epoch + ": " + last);
     }
 
-    /** Waits until the operator runs at {@code parallelism} with every subtask ready. */
     private static HandoverManager awaitParallelism(JobID jobId, int parallelism) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (true) {
-            if (RhinoHandovers.isReady(jobId, "counts")) {
-                HandoverManager manager = RhinoHandovers.manager(jobId, "counts");
-                if (manager.routingTable().parallelism() == parallelism) {
-                    return manager;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("'counts' did not run at parallelism " + parallelism);
-            }
-            Thread.sleep(100);
-        }
+        return CountPerKeyRuns.awaitParallelism(jobId, parallelism, Duration.ofSeconds(90));
     }
 
     private StreamExecutionEnvironment countPerKey(String runId, String flinkUrl) {

@@ -14,6 +14,8 @@
 
 package io.rhino.flink;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RescaleAssignment;
 import io.rhino.core.routing.VnodeLayout;
@@ -26,13 +28,17 @@ import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -41,10 +47,12 @@ import org.apache.flink.util.ExceptionUtils;
 /**
  * Throws seeded random lifecycle operations at a running Rhino job: handovers, savepoints (native
  * or canonical), task failures at the source or at the sink, cancel + restore from the latest
- * savepoint or retained checkpoint, and stop-with-savepoint + resubmit at a random parallelism.
- * Every restore runs at a parallelism its state allows: any for a native savepoint or a retained
- * checkpoint, for a canonical savepoint its own or one that cuts no vnode. Counts what each
- * operation did and keeps the history, for the failure message.
+ * savepoint or retained checkpoint, stop-with-savepoint + resubmit at a random parallelism, and,
+ * where the cluster runs the adaptive scheduler, a rescale through Flink's resource requirements
+ * (FLIP-291) to a random parallelism, the job restarting in place. Every restore runs at a
+ * parallelism its state allows: any for a native savepoint or a retained checkpoint, for a
+ * canonical savepoint its own or one that cuts no vnode. Counts what each operation did and keeps
+ * the history, for the failure message.
  */
 final class LifecycleDriver {
 
@@ -66,10 +74,13 @@ final class LifecycleDriver {
         FAIL_SOURCE,
         FAIL_SINK,
         CANCEL_AND_RESTORE,
-        STOP_AND_RESCALE
+        STOP_AND_RESCALE,
+        ADAPTIVE_RESCALE
     }
 
     private final MiniCluster cluster;
+    // Flink's REST API where the adaptive scheduler runs the jobs, else null: no adaptive rescales
+    private final RestCalls adaptiveScheduler;
     private final Submitter submitter;
     private final List<String> operators;
     private final Path checkpoints;
@@ -83,9 +94,16 @@ final class LifecycleDriver {
     private final List<String> runIds = new ArrayList<>();
     private JobID job;
     private Savepoint latestSavepoint;
+    // the names of the vertices built at the job's parallelism, which an adaptive rescale changes
+    private List<String> scaledVertices;
 
+    /**
+     * @param adaptiveScheduler Flink's REST API if the cluster runs the adaptive scheduler: the
+     *     driver then also rescales through resource requirements; null if it does not
+     */
     LifecycleDriver(
             MiniCluster cluster,
+            RestCalls adaptiveScheduler,
             Submitter submitter,
             List<String> operators,
             Path checkpoints,
@@ -95,6 +113,7 @@ final class LifecycleDriver {
             int parallelism,
             int maxParallelism) {
         this.cluster = cluster;
+        this.adaptiveScheduler = adaptiveScheduler;
         this.submitter = submitter;
         this.operators = operators;
         this.checkpoints = checkpoints;
@@ -109,6 +128,9 @@ final class LifecycleDriver {
     void start() throws Exception {
         job = submitter.submit(nextRunId(), null, false, parallelism);
         awaitReady();
+        if (adaptiveScheduler != null) {
+            scaledVertices = verticesAt(parallelism);
+        }
         if (finished()) {
             history.add("start: " + describeEnd());
         }
@@ -180,6 +202,10 @@ final class LifecycleDriver {
     }
 
     private Operation pick() {
+        // a die of its own, cast only where the operation exists: the other seeds replay as before
+        if (adaptiveScheduler != null && random.nextInt(100) < 25) {
+            return Operation.ADAPTIVE_RESCALE;
+        }
         int dice = random.nextInt(100);
         if (dice < 55) {
             return Operation.HANDOVER;
@@ -203,6 +229,7 @@ final class LifecycleDriver {
             case FAIL_SINK -> fail(currentRunId() + "-sink");
             case CANCEL_AND_RESTORE -> cancelAndRestore();
             case STOP_AND_RESCALE -> stopAndRescale();
+            case ADAPTIVE_RESCALE -> adaptiveRescale();
         };
     }
 
@@ -211,6 +238,9 @@ final class LifecycleDriver {
         Optional<HandoverManager> manager = RhinoHandovers.find(job, operator);
         if (manager.isEmpty()) {
             return "skipped: no manager";
+        }
+        if (manager.get().routingTable().parallelism() < 2) {
+            return "skipped: one subtask";
         }
         List<VnodeMove> moves =
                 new RandomHandovers(job, operators, random.nextLong())
@@ -291,6 +321,115 @@ final class LifecycleDriver {
         latestSavepoint = new Savepoint(path, format, parallelism);
         List<Integer> allowed = allowedParallelisms(latestSavepoint);
         return resubmit(latestSavepoint, allowed.get(random.nextInt(allowed.size())));
+    }
+
+    /**
+     * Asks the adaptive scheduler for a random other parallelism of the vertices built at the job's
+     * parallelism, as the Kubernetes operator's autoscaler does, and waits until every Rhino
+     * operator runs at it. A checkpoint first: the restart restores the latest checkpoint, and one
+     * taken in this run is native state, which restores at any parallelism (a canonical savepoint
+     * the run started from allows fewer).
+     */
+    private String adaptiveRescale() throws Exception {
+        int to = 1 + random.nextInt(maxParallelism - 1);
+        if (to >= parallelism) {
+            to++;
+        }
+        // a restart in progress (the adaptive scheduler refuses checkpoints until it executes)
+        if (!awaitRunning()) {
+            return "skipped: the job finished";
+        }
+        try {
+            RhinoClusters.checkpoint(cluster, job);
+        } catch (ExecutionException e) {
+            return "declined: the checkpoint before it: " + e.getCause();
+        }
+        if (finished()) {
+            return "skipped: the job finished";
+        }
+        String path = "/jobs/" + job + "/resource-requirements";
+        RestCalls.Reply current = adaptiveScheduler.get(path);
+        if (current.status() != 200) {
+            return "declined: GET " + path + ": " + current.text();
+        }
+        ObjectNode requirements = (ObjectNode) current.json().deepCopy();
+        Map<String, String> names = vertexNames();
+        int changed = 0;
+        for (Iterator<Map.Entry<String, JsonNode>> it = requirements.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> vertex = it.next();
+            if (scaledVertices.contains(names.get(vertex.getKey()))) {
+                var bounds = (ObjectNode) vertex.getValue().get("parallelism");
+                bounds.put("lowerBound", 1);
+                bounds.put("upperBound", to);
+                changed++;
+            }
+        }
+        RestCalls.Reply put = adaptiveScheduler.send("PUT", path, requirements.toString(), null);
+        if (put.status() != 200) {
+            return "declined: PUT " + path + ": " + put.text();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        for (String operator : operators) {
+            while (!runsAt(operator, to)) {
+                if (finished()) {
+                    return "skipped: the job finished while rescaling to " + to;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(
+                            "'" + operator + "' did not run at parallelism " + to + " in 90 s");
+                }
+                Thread.sleep(20);
+            }
+        }
+        String from = " from " + parallelism;
+        parallelism = to;
+        return "rescaled in place: parallelism " + to + from + " (" + changed + " vertices)";
+    }
+
+    /** Waits until the job runs every task and every Rhino operator is ready; false if it ended. */
+    private boolean awaitRunning() throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!finished()) {
+            boolean ready =
+                    cluster.getJobStatus(job).get() == JobStatus.RUNNING
+                            && operators.stream()
+                                    .allMatch(operator -> RhinoHandovers.isReady(job, operator));
+            if (ready) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the job did not run again in 90 s");
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
+    private boolean runsAt(String operator, int at) {
+        return RhinoHandovers.isReady(job, operator)
+                && RhinoHandovers.find(job, operator)
+                        .map(manager -> manager.routingTable().parallelism() == at)
+                        .orElse(false);
+    }
+
+    /** The names of the running job's vertices at {@code at} subtasks. */
+    private List<String> verticesAt(int at) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (var vertex : adaptiveScheduler.get("/jobs/" + job).json().get("vertices")) {
+            if (vertex.get("parallelism").asInt() == at) {
+                names.add(vertex.get("name").asText());
+            }
+        }
+        return names;
+    }
+
+    /** The running job's vertex names by vertex id. */
+    private Map<String, String> vertexNames() throws Exception {
+        Map<String, String> names = new HashMap<>();
+        for (var vertex : adaptiveScheduler.get("/jobs/" + job).json().get("vertices")) {
+            names.put(vertex.get("id").asText(), vertex.get("name").asText());
+        }
+        return names;
     }
 
     private String resubmit(Savepoint restore, int newParallelism) throws Exception {

@@ -237,6 +237,10 @@ final class RhinoClusters {
                                         .isPresent()
                                 || org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
                                                 e, "is suspending")
+                                        .isPresent()
+                                // restarting after a failure or for a rescale
+                                || org.apache.flink.util.ExceptionUtils.findThrowableWithMessage(
+                                                e, "currently not executing")
                                         .isPresent();
                 if (!transientRefusal || System.nanoTime() > deadline) {
                     throw e;

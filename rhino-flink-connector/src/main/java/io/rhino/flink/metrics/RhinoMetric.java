@@ -289,7 +289,10 @@ public enum RhinoMetric {
         KEYED_OPERATOR(
                 "keyed operator after the gate (its state backend's group), per subtask",
                 "flink_taskmanager_job_task_operator_"),
-        TASK_MANAGER("TaskManager (registered by its first Rhino gate)", "flink_taskmanager_"),
+        TASK_MANAGER(
+                "TaskManager (registered by its first Rhino gate; with Rhino in the job's jar, in"
+                        + " the job's group on the TaskManager, `flink_taskmanager_job_`)",
+                "flink_taskmanager_"),
         COORDINATOR(
                 "gate's operator coordinator on the JobManager, group `rhino`, per Rhino operator",
                 "flink_jobmanager_job_operator_coordinator_rhino_");

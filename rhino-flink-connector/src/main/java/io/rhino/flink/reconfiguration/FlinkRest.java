@@ -14,8 +14,11 @@
 
 package io.rhino.flink.reconfiguration;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,11 +36,12 @@ import java.util.regex.Pattern;
 final class FlinkRest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-    private static final HttpClient CLIENT =
-            HttpClient.newBuilder()
-                    .connectTimeout(TIMEOUT)
-                    .followRedirects(HttpClient.Redirect.NEVER)
+    // a shared buffer pool, not Jackson's default thread-local one (see JsonBody.MAPPER)
+    private static final ObjectMapper MAPPER =
+            JsonMapper.builder(
+                            JsonFactory.builder()
+                                    .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
+                                    .build())
                     .build();
 
     /** Flink answered with an error status, or could not be reached. */
@@ -57,6 +61,14 @@ final class FlinkRest {
     }
 
     private final URI endpoint;
+    // One client per rescale, not per class: a client's selector thread runs until the client is
+    // unreachable and keeps the context class loader it started with. A static one would pin the
+    // job's class loader for as long as the process lives where Rhino sits in the job's jar.
+    private final HttpClient client =
+            HttpClient.newBuilder()
+                    .connectTimeout(TIMEOUT)
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .build();
 
     FlinkRest(URI endpoint) {
         this.endpoint = endpoint;
@@ -86,7 +98,7 @@ final class FlinkRest {
         HttpResponse<String> response;
         try {
             response =
-                    CLIENT.send(
+                    client.send(
                             request.timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new FlinkRestException(

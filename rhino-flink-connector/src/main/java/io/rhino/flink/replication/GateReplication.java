@@ -111,7 +111,9 @@ public final class GateReplication {
                             Path.of(
                                     env.getTaskManagerInfo().getTmpDirectories()[0],
                                     "rhino-replicas"),
-                            taskManagerMetricGroup(env));
+                            jobsOwnClasses
+                                    ? env.getMetricGroup().parent()
+                                    : taskManagerMetricGroup(env));
             if (jobsOwnClasses) {
                 // Flink releases the class loader once the job left this TaskManager
                 env.getUserCodeClassLoader()

@@ -81,8 +81,9 @@ public final class TaskManagerReplication {
      *     RhinoRuntimeSettings.Replication#onTaskManager overrides} them and holds its TLS stores
      * @param defaultHost its own address, used unless {@code rhino.replication.bind-host} is set
      * @param defaultDirectory where replicas go unless {@code rhino.replication.dir} is set
-     * @param taskManagerMetrics the TaskManager's metric group, for the service's metrics (null:
-     *     none)
+     * @param taskManagerMetrics the TaskManager's metric group, for the service's metrics, or the
+     *     job's group on it where the service is the job's ({@link TaskManagerReplicationMetrics});
+     *     null: none
      */
     public static synchronized ReplicationService acquire(
             String taskManager,

@@ -19,7 +19,8 @@ import io.rhino.replication.ReplicationMemory;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.ReplicationStats;
 import java.io.IOException;
-import java.util.HashSet;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.ToLongFunction;
@@ -32,17 +33,24 @@ import org.slf4j.LoggerFactory;
  * The replication service's metrics in its TaskManager's metric group (Flink's {@code taskmanager}
  * scope), registered once per TaskManager by its first Rhino gate and read from whichever service
  * runs there at the time (0 while none does; a restarted service counts anew).
+ *
+ * <p>Where Rhino's classes are the job's own (in its jar), the service is the job's and so are
+ * these gauges: they go into the job's group on the TaskManager ({@code taskmanager_job} scope),
+ * which Flink closes when the job leaves. Gauges of the job's classes in the TaskManager's own
+ * group would keep the job's class loader for as long as the TaskManager runs.
  */
 final class TaskManagerReplicationMetrics {
 
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerReplicationMetrics.class);
     private static final long STORE_SIZE_REFRESH_NANOS = 10_000_000_000L;
-    private static final Set<String> REGISTERED = new HashSet<>();
+    // by identity: a job's group on a TaskManager is a new one after the job left it and came back
+    private static final Set<MetricGroup> REGISTERED =
+            Collections.newSetFromMap(new IdentityHashMap<>());
 
     private TaskManagerReplicationMetrics() {}
 
     static synchronized void registerOnce(String taskManager, MetricGroup group) {
-        if (group == null || !REGISTERED.add(taskManager)) {
+        if (group == null || !REGISTERED.add(group)) {
             return;
         }
         stat(

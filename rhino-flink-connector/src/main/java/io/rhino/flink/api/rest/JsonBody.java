@@ -14,8 +14,10 @@
 
 package io.rhino.flink.api.rest;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -40,7 +42,13 @@ final class JsonBody {
      * are errors, not silently dropped.
      */
     static final ObjectMapper MAPPER =
-            JsonMapper.builder()
+            // Jackson's default buffer pool keeps a buffer in a thread local of every thread that
+            // parsed, Flink's threads included: where Rhino sits in a job's jar, that buffer's
+            // class would pin the job's class loader after the job left. A shared pool does not.
+            JsonMapper.builder(
+                            JsonFactory.builder()
+                                    .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
+                                    .build())
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .build();

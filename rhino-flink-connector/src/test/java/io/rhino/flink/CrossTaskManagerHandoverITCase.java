@@ -233,6 +233,129 @@ class CrossTaskManagerHandoverITCase {
                                         new ShapeFunctions.CountPerKeyWithHistory())));
     }
 
+    /**
+     * After a handover to a subtask whose chain is the origin's TaskManager, the target's first
+     * checkpoint sends none of the moved vnode's SST files down its chain: the origin's TaskManager
+     * keeps the exported files as a replica, by hard links. The replica that round completes is
+     * whole: a failover right after it restores every vnode from replicas, and the counts equal
+     * plain Flink's.
+     */
+    @Test
+    void theTargetsFirstCheckpointSendsNoneOfTheMovedFilesItsChainHolds(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        String runId = "across-seeded-" + UUID.randomUUID();
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
+        RhinoClusters.withPeerReplication(config, replicas, "across-seeded-it");
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(PARALLELISM);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 4_000))
+                                .map(new FailOnDemand<>(runId)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
+                .process(new ShapeFunctions.CountPerKeyWithHistory())
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("across-seeded");
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
+        OperatorView operator =
+                RhinoHandovers.directory().operator(job.getJobID().toString(), NAME).orElseThrow();
+        String prefix = PeerVnodeReplication.operatorPrefix(job.getJobID().toString(), NAME);
+
+        Thread.sleep(5_000);
+        // nothing new from here on: every SST file of the moved vnode is one its replica holds
+        ReleasableRate.pause(runId);
+        Thread.sleep(500);
+        RhinoClusters.checkpoint(miniCluster, job.getJobID());
+
+        Map<Integer, String> taskManagers = operator.taskManagerBySubtask();
+        int vnode = largestVnode(operator);
+        int origin = manager.routingTable().ownerOf(vnode);
+        int target =
+                subtaskReplicatingTo(manager.routingTable(), operator, taskManagers.get(origin));
+        long movedSst = replicatedSstBytes(prefix, vnode);
+        assertThat(movedSst).as("SST bytes of vnode %d's replica", vnode).isGreaterThan(100_000);
+        java.nio.file.attribute.FileTime beforeTheMove =
+                java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis());
+        sentFor(job, manager, vnode, origin, target);
+        // the origin's TaskManager checksums what it adopted in the background
+        Thread.sleep(1_000);
+        long afterTheMove = RhinoClusters.checkpoint(miniCluster, job.getJobID());
+
+        String listing =
+                ReplicaListing.path(ReplicaListing.vnodeDirectory(prefix, vnode), afterTheMove);
+        assertThat(storesWithListing(listing))
+                .as("stores holding vnode %d as of checkpoint %d", vnode, afterTheMove)
+                .isEqualTo(1);
+        long sentSst = sstBytesStoredSince(prefix, vnode, afterTheMove, beforeTheMove);
+        assertThat(sentSst)
+                .as(
+                        "SST bytes of vnode %d (%d bytes) its new owner's first checkpoint sent",
+                        vnode, movedSst)
+                .isLessThan(movedSst / 100);
+
+        ReleasableRate.resume(runId);
+        FailOnDemand.arm(runId);
+        RhinoClusters.awaitRecovered(job.getJobID(), NAME, runId);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long fromReplicas = 0;
+        while (System.nanoTime() < deadline && fromReplicas < VNODES) {
+            fromReplicas =
+                    RhinoClusters.gaugeSum(
+                            METRICS, job.getJobID(), "rhinoVnodesRestoredFromReplicas");
+            Thread.sleep(100);
+        }
+        assertThat(fromReplicas)
+                .as("vnodes restored from replicas after the failover")
+                .isEqualTo(VNODES);
+
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get();
+        // at-least-once across the restart, as above: distinct key=count lines
+        assertThat(new TreeSet<>(ResultSink.take(runId)))
+                .as(
+                        "distinct key=count lines, after a seeded replica and a failover vs plain Flink")
+                .isEqualTo(
+                        new TreeSet<>(
+                                SkewedCountsJob.plainFlink(
+                                        runId,
+                                        EVENTS,
+                                        PARALLELISM,
+                                        KEYS,
+                                        new ShapeFunctions.CountPerKeyWithHistory())));
+    }
+
+    /**
+     * The bytes of the SST files that the listing of {@code checkpoint} names for {@code vnode} and
+     * that arrived in its store after {@code since}: what the round sent (an adopted or earlier
+     * replica file keeps its older time).
+     */
+    private long sstBytesStoredSince(
+            String prefix, int vnode, long checkpoint, java.nio.file.attribute.FileTime since)
+            throws Exception {
+        String vnodeDirectory = ReplicaListing.vnodeDirectory(prefix, vnode);
+        long bytes = 0;
+        try (Stream<Path> stores = Files.list(replicas)) {
+            for (Path store : stores.toList()) {
+                Path listing = store.resolve(ReplicaListing.path(vnodeDirectory, checkpoint));
+                if (!Files.isRegularFile(listing)) {
+                    continue;
+                }
+                for (String file : ReplicaListing.read(listing).files()) {
+                    Path stored = store.resolve(vnodeDirectory).resolve(file);
+                    if (file.endsWith(".sst")
+                            && Files.getLastModifiedTime(stored).compareTo(since) > 0) {
+                        bytes += Files.size(stored);
+                    }
+                }
+            }
+        }
+        return bytes;
+    }
+
     private long storesWithListing(String listing) throws Exception {
         try (Stream<Path> stores = Files.list(replicas)) {
             return stores.filter(store -> Files.isRegularFile(store.resolve(listing))).count();
@@ -308,6 +431,29 @@ class CrossTaskManagerHandoverITCase {
             }
         }
         return best;
+    }
+
+    /** A subtask whose replica chain is {@code taskManager}: where its vnodes' replicas lie. */
+    private static int subtaskReplicatingTo(
+            RoutingTable table, OperatorView operator, String taskManager) {
+        for (int subtask = 0; subtask < PARALLELISM; subtask++) {
+            Set<String> chain = new java.util.HashSet<>();
+            for (int v = 0; v < VNODES; v++) {
+                if (table.ownerOf(v) == subtask) {
+                    chain.addAll(operator.replicaHolders().get(v));
+                }
+            }
+            if (chain.equals(Set.of(taskManager))) {
+                return subtask;
+            }
+        }
+        throw new AssertionError(
+                "no subtask replicates to "
+                        + taskManager
+                        + ": "
+                        + operator.replicaHolders()
+                        + " by vnode, owners "
+                        + table);
     }
 
     private static int subtaskOn(Map<Integer, String> taskManagers, Set<String> among, int not) {

@@ -27,6 +27,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rhino.replication.protocol.ReplicationCodec;
@@ -76,6 +77,10 @@ public final class ReplicationService implements AutoCloseable {
     private final SslContext clientTls;
     private final EventLoopGroup group;
     private final EventLoop loop;
+    // reads whole files (checksums of adopted replicas) off the event loop; its thread starts with
+    // the first such task
+    private final DefaultEventExecutor diskWork =
+            new DefaultEventExecutor(new DefaultThreadFactory("rhino-replica-adoption", true));
     private final Channel server;
     private final PeerAddress address;
 
@@ -370,6 +375,65 @@ public final class ReplicationService implements AutoCloseable {
     }
 
     /**
+     * Makes files of this machine replicas in this service's store, by hard links, as if peers had
+     * sent them ({@link ReplicaStore#link}): linked now, then checksummed and made visible one
+     * after the other on a thread of the service. A file on another filesystem than the store, or
+     * already stored, is skipped; one that fails is logged and left out.
+     *
+     * @param files the local file to adopt, by store path
+     * @return completes with the store paths now stored
+     */
+    public CompletableFuture<List<String>> adopt(Map<String, Path> files) {
+        Map<String, ReplicaStore.Adoption> linked = new java.util.LinkedHashMap<>();
+        List<String> stored = new ArrayList<>();
+        for (Map.Entry<String, Path> file : files.entrySet()) {
+            try {
+                store.link(file.getKey(), file.getValue())
+                        .ifPresentOrElse(
+                                adoption -> linked.put(file.getKey(), adoption),
+                                () -> {
+                                    if (store.file(file.getKey()).isPresent()) {
+                                        stored.add(file.getKey());
+                                    }
+                                });
+            } catch (IOException | RuntimeException e) {
+                LOG.warn(
+                        "Could not link {} into the store as {}: {}",
+                        file.getValue(),
+                        file.getKey(),
+                        e.toString());
+            }
+        }
+        CompletableFuture<List<String>> done = new CompletableFuture<>();
+        if (linked.isEmpty()) {
+            done.complete(stored);
+            return done;
+        }
+        try {
+            diskWork.execute(
+                    () -> {
+                        linked.forEach(
+                                (path, adoption) -> {
+                                    try {
+                                        adoption.commit();
+                                        stored.add(path);
+                                    } catch (IOException e) {
+                                        LOG.warn(
+                                                "Could not adopt {} into the store: {}",
+                                                path,
+                                                e.toString());
+                                    }
+                                });
+                        done.complete(stored);
+                    });
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            linked.values().forEach(ReplicaStore.Adoption::abort);
+            done.complete(stored);
+        }
+        return done;
+    }
+
+    /**
      * Runs {@code task} on the service's own thread after {@code delay}: a thread of the service,
      * not one that would keep the class loader of the task scheduling it.
      */
@@ -388,9 +452,19 @@ public final class ReplicationService implements AutoCloseable {
     public io.netty.util.concurrent.Future<?> closeAsync() {
         server.close();
         LOG.info("Replication service {} stopping", address);
-        io.netty.util.concurrent.Future<?> stopped =
-                group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
-        stopped.addListener(done -> releaseStore());
+        // an adoption in progress completes first: the store goes after both stopped
+        io.netty.util.concurrent.Future<?> adoptions =
+                diskWork.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+        io.netty.util.concurrent.Promise<Void> stopped =
+                io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newPromise();
+        group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS)
+                .addListener(
+                        loopDone ->
+                                adoptions.addListener(
+                                        adoptionsDone -> {
+                                            releaseStore();
+                                            stopped.setSuccess(null);
+                                        }));
         return stopped;
     }
 

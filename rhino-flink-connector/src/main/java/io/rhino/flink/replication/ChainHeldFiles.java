@@ -56,9 +56,18 @@ final class ChainHeldFiles {
                 : Optional.empty();
     }
 
-    /** An unconfirmed guess of what the chain holds, unless a vnode's holdings are known. */
+    /**
+     * An unconfirmed guess of what the chain holds, unless the holdings of the vnode's instance
+     * {@code instance} are known (those of an instance the vnode had before, which left this
+     * subtask and came back, are not).
+     */
     void seed(int vnode, Object instance, HeldFiles files) {
-        byVnode.putIfAbsent(vnode, new Held(new WeakReference<>(instance), files, false));
+        byVnode.compute(
+                vnode,
+                (v, known) ->
+                        known != null && known.instance().get() == instance
+                                ? known
+                                : new Held(new WeakReference<>(instance), files, false));
     }
 
     /**

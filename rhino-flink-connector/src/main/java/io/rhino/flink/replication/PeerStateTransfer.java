@@ -22,6 +22,7 @@ import io.rhino.flink.state.UploadedFiles;
 import io.rhino.flink.state.VnodeExport;
 import io.rhino.flink.state.VnodeInstallTarget;
 import io.rhino.flink.state.VnodeKeyedStateBackend;
+import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.RoundWait;
@@ -34,6 +35,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
@@ -58,6 +61,7 @@ public final class PeerStateTransfer implements StateTransfer {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PeerStateTransfer.class);
     private static final String METADATA = "_metadata";
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final transient StateTransfer sameTaskManager;
     private final transient ReplicationService service;
@@ -77,6 +81,8 @@ public final class PeerStateTransfer implements StateTransfer {
      *     installed
      * @param keyGroupRange the vnode's key groups
      * @param uploaded the files a completed checkpoint already holds
+     * @param holders which replication services keep which of the vnode's SST files, for the
+     *     target's replication to skip what its chain holds
      */
     record PeerShipment(
             Map<String, String> files,
@@ -84,8 +90,53 @@ public final class PeerStateTransfer implements StateTransfer {
             String metadata,
             String shipped,
             KeyGroupRange keyGroupRange,
-            UploadedFiles uploaded)
+            UploadedFiles uploaded,
+            ReplicaHolders holders)
             implements Serializable {}
+
+    /**
+     * Who keeps the moved vnode's SST files after a handover, all in {@code directory} of its
+     * replica directory: the origin's TaskManager ({@code origin}) all of them, by hard links of
+     * the export, and the members of the origin's chain ({@code chain}) those its last round
+     * confirmed ({@code chainFiles}).
+     */
+    record ReplicaHolders(
+            String directory,
+            String origin,
+            Set<String> originFiles,
+            List<String> chain,
+            Set<String> chainFiles)
+            implements Serializable {
+
+        ReplicaHolders {
+            originFiles = Set.copyOf(originFiles);
+            chain = List.copyOf(chain);
+            chainFiles = Set.copyOf(chainFiles);
+        }
+
+        /**
+         * What every member of {@code targetChain} keeps of the vnode, or empty if some member
+         * keeps none of it (the target's next round then sends everything, as without a seed).
+         */
+        Optional<VnodeReplication.HeldReplica> heldBy(List<PeerAddress> targetChain) {
+            Set<String> common = null;
+            for (PeerAddress member : targetChain) {
+                String address = member.toString();
+                Set<String> kept =
+                        address.equals(origin)
+                                ? originFiles
+                                : chain.contains(address) ? chainFiles : Set.of();
+                if (common == null) {
+                    common = new TreeSet<>(kept);
+                } else {
+                    common.retainAll(kept);
+                }
+            }
+            return common == null || common.isEmpty()
+                    ? Optional.empty()
+                    : Optional.of(new VnodeReplication.HeldReplica(directory, common));
+        }
+    }
 
     /**
      * @param sameTaskManager the transfer between subtasks of one TaskManager
@@ -119,6 +170,13 @@ public final class PeerStateTransfer implements StateTransfer {
         }
         PeerAddress target = PeerAddress.parse(targetService);
         Optional<PeerVnodeReplication.HeldFiles> held = heldBy(target, origin, vnode);
+        // what this subtask's chain holds of the vnode, wherever the target is
+        Optional<PeerVnodeReplication.HeldFiles> chainHeld = chainHeld(origin, vnode);
+        String replicaDirectory =
+                chainHeld
+                        .map(PeerVnodeReplication.HeldFiles::directory)
+                        .orElseGet(() -> "i-" + Long.toHexString(RANDOM.nextLong()));
+        String vnodeDirectory = ReplicaListing.vnodeDirectory(prefix, vnode);
         String shipped = prefix + "/handover-" + PathSegment.of(handover.value()) + "-" + vnode;
         File exportDirectory =
                 new File(
@@ -128,18 +186,22 @@ public final class PeerStateTransfer implements StateTransfer {
             Map<String, String> files = new LinkedHashMap<>();
             Map<String, Long> sizes = new LinkedHashMap<>();
             Map<String, Path> toSend = new LinkedHashMap<>();
+            // every SST file of the export, which this TaskManager keeps as a replica
+            Map<String, Path> toAdopt = new LinkedHashMap<>();
+            Set<String> chainFiles = new TreeSet<>();
             try (Stream<Path> db = Files.list(export.dbDirectory())) {
                 for (Path file : db.sorted().toList()) {
                     String name = file.getFileName().toString();
                     sizes.put(name, Files.size(file));
+                    String replica = vnodeDirectory + "/" + replicaDirectory + "/" + name;
+                    if (name.endsWith(".sst")) {
+                        toAdopt.put(replica, file);
+                        if (chainHeld.isPresent() && chainHeld.get().sstFiles().contains(name)) {
+                            chainFiles.add(name);
+                        }
+                    }
                     if (held.isPresent() && held.get().sstFiles().contains(name)) {
-                        files.put(
-                                name,
-                                ReplicaListing.vnodeDirectory(prefix, vnode)
-                                        + "/"
-                                        + held.get().directory()
-                                        + "/"
-                                        + name);
+                        files.put(name, replica);
                     } else {
                         String path = shipped + "/" + PathSegment.of(name);
                         files.put(name, path);
@@ -154,6 +216,20 @@ public final class PeerStateTransfer implements StateTransfer {
                 sentBytes += Files.size(file);
             }
             RoundWait.await(service.replicateAll(toSend, List.of(target)), timeoutMillis);
+            // The target's first checkpoint would send the vnode's files down its own chain. This
+            // TaskManager, which the target's chain may include, keeps them as a replica: hard
+            // links of the export, linked now and checksummed in the background. Members of this
+            // subtask's chain keep what they hold under the same directory.
+            service.adopt(toAdopt);
+            ReplicaHolders holders =
+                    new ReplicaHolders(
+                            replicaDirectory,
+                            service.address().toString(),
+                            takenNames(toAdopt),
+                            current().map(PeerVnodeReplication::chain).orElse(List.of()).stream()
+                                    .map(PeerAddress::toString)
+                                    .toList(),
+                            chainFiles);
             LOG.info(
                     "Vnode {} shipped to {}: {} of {} files sent ({} bytes), {} already held there",
                     vnode,
@@ -169,7 +245,8 @@ public final class PeerStateTransfer implements StateTransfer {
                             metadata,
                             shipped,
                             export.handle().getKeyGroupRange(),
-                            export.uploaded()),
+                            export.uploaded(),
+                            holders),
                     export.copiedBytes(),
                     sentBytes);
         } finally {
@@ -177,14 +254,29 @@ public final class PeerStateTransfer implements StateTransfer {
         }
     }
 
+    private static Set<String> takenNames(Map<String, Path> adopted) {
+        Set<String> names = new TreeSet<>();
+        adopted.values().forEach(file -> names.add(file.getFileName().toString()));
+        return names;
+    }
+
     /** The files of the vnode the target holds as a member of this subtask's chain. */
     private Optional<PeerVnodeReplication.HeldFiles> heldBy(
             PeerAddress target, VnodeKeyedStateBackend<?> origin, int vnode) {
-        PeerVnodeReplication current = replication.get();
-        if (current == null || !current.chain().contains(target)) {
-            return Optional.empty();
+        if (current().map(c -> c.chain().contains(target)).orElse(false)) {
+            return chainHeld(origin, vnode);
         }
-        return current.heldOf(vnode, origin.vnodeBackend(vnode));
+        return Optional.empty();
+    }
+
+    /** What this subtask's chain confirmed it holds of the vnode's current instance. */
+    private Optional<PeerVnodeReplication.HeldFiles> chainHeld(
+            VnodeKeyedStateBackend<?> origin, int vnode) {
+        return current().flatMap(c -> c.heldOf(vnode, origin.vnodeBackend(vnode)));
+    }
+
+    private Optional<PeerVnodeReplication> current() {
+        return Optional.ofNullable(replication.get());
     }
 
     @Override
@@ -210,7 +302,8 @@ public final class PeerStateTransfer implements StateTransfer {
             target.installMovedVnode(
                     vnode,
                     VnodeExport.localHandle(
-                            db, metadata, shipment.keyGroupRange(), shipment.uploaded()));
+                            db, metadata, shipment.keyGroupRange(), shipment.uploaded()),
+                    current().flatMap(c -> shipment.holders().heldBy(c.chain())).orElse(null));
         } catch (Exception e) {
             FileUtils.deleteDirectoryQuietly(assembled.toFile());
             throw e;

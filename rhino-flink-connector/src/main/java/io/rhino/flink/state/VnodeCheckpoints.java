@@ -15,6 +15,7 @@
 package io.rhino.flink.state;
 
 import io.rhino.core.routing.VnodeLayout;
+import java.util.Set;
 import java.util.concurrent.RunnableFuture;
 import java.util.function.IntFunction;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -100,6 +101,11 @@ final class VnodeCheckpoints<K> {
     }
 
     /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
+    /** Tells the current replication, if any, what its chain probably holds of the vnode. */
+    void seedReplication(int vnode, Object instance, String directory, Set<String> sstFiles) {
+        snapshotter.seedReplication(vnode, instance, directory, sstFiles);
+    }
+
     void replicateWith(VnodeReplication replication) {
         snapshotter.replicateWith(replication);
     }

@@ -41,6 +41,20 @@ public interface VnodeInstallTarget {
     void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export) throws Exception;
 
     /**
+     * As {@link #installMovedVnode(int, IncrementalLocalKeyedStateHandle)}, for a vnode whose SST
+     * files {@code heldByChains} the replica holders probably keep already (null: none): this
+     * subtask's replication skips them in its next round (a holder that lacks one refuses the
+     * listing, and that round sends everything).
+     */
+    default void installMovedVnode(
+            int vnode,
+            IncrementalLocalKeyedStateHandle export,
+            VnodeReplication.HeldReplica heldByChains)
+            throws Exception {
+        installMovedVnode(vnode, export);
+    }
+
+    /**
      * A directory on this TaskManager's local disk for vnodes in transfer, the backend's own
      * (unique per job, operator and execution) and deleted with it.
      */

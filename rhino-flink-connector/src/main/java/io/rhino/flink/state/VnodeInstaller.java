@@ -118,7 +118,16 @@ final class VnodeInstaller<K> {
         @Override
         public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
                 throws Exception {
-            open(vnode, VnodeSource.moved(export));
+            installMovedVnode(vnode, export, null);
+        }
+
+        @Override
+        public void installMovedVnode(
+                int vnode,
+                IncrementalLocalKeyedStateHandle export,
+                VnodeReplication.HeldReplica heldByChains)
+                throws Exception {
+            open(vnode, VnodeSource.moved(export, heldByChains));
         }
 
         @Override

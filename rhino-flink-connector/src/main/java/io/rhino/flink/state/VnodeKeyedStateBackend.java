@@ -164,7 +164,26 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
             throws Exception {
-        installer.install(vnode, VnodeSource.moved(export));
+        installMovedVnode(vnode, export, null);
+    }
+
+    @Override
+    public void installMovedVnode(
+            int vnode,
+            IncrementalLocalKeyedStateHandle export,
+            VnodeReplication.HeldReplica heldByChains)
+            throws Exception {
+        VnodeSource source = VnodeSource.moved(export, heldByChains);
+        installer.install(vnode, source);
+        seedFrom(vnode, source);
+    }
+
+    /** What replica holders keep of a vnode installed from {@code source}, for replication. */
+    private void seedFrom(int vnode, VnodeSource source) {
+        VnodeReplication.HeldReplica held = source.heldByChains();
+        if (held != null) {
+            seedReplica(vnode, held.directory(), held.sstFiles());
+        }
     }
 
     /**
@@ -210,6 +229,7 @@ public final class VnodeKeyedStateBackend<K>
     /** Makes a prepared vnode part of this backend; on the task thread. */
     public void adoptVnode(PreparedVnode prepared) throws Exception {
         installer.adopt(prepared);
+        seedFrom(prepared.vnode(), prepared.source);
     }
 
     /**
@@ -249,6 +269,8 @@ public final class VnodeKeyedStateBackend<K>
     public void seedReplica(int vnode, String directory, Set<String> sstFiles) {
         if (owned.owns(vnode)) {
             replicaSeeds.seed(vnode, owned.instance(vnode), directory, sstFiles);
+            // a replication already running (a vnode moved in) builds on it from its next round
+            checkpoints.seedReplication(vnode, owned.instance(vnode), directory, sstFiles);
         }
     }
 

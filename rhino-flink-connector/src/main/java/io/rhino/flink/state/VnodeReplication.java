@@ -48,7 +48,7 @@ public interface VnodeReplication {
      *
      * @param directory the instance's directory in the vnode's replica directory
      */
-    record HeldReplica(String directory, Set<String> sstFiles) {
+    record HeldReplica(String directory, Set<String> sstFiles) implements java.io.Serializable {
         public HeldReplica {
             sstFiles = Set.copyOf(sstFiles);
         }

@@ -117,6 +117,13 @@ final class VnodeSnapshotter<K> {
         this.replication = replication;
     }
 
+    void seedReplication(int vnode, Object instance, String directory, Set<String> sstFiles) {
+        VnodeReplication current = replication;
+        if (current != null) {
+            current.seed(vnode, instance, directory, sstFiles);
+        }
+    }
+
     void checkpointCompleted(long checkpointId) {
         idle.completed(checkpointId);
         VnodeReplication current = replication;

@@ -27,18 +27,23 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 record VnodeSource(
         Collection<KeyedStateHandle> restoreFrom,
         UploadedFiles inherited,
-        TimerQueueHeads shipped) {
+        TimerQueueHeads shipped,
+        VnodeReplication.HeldReplica heldByChains) {
 
     /** A vnode restored from a checkpoint's handles (none for a new vnode). */
     static VnodeSource restored(Collection<KeyedStateHandle> restoreFrom) {
-        return new VnodeSource(restoreFrom, UploadedFiles.NONE, TimerQueueHeads.NONE);
+        return new VnodeSource(restoreFrom, UploadedFiles.NONE, TimerQueueHeads.NONE, null);
     }
 
-    /** A vnode moved here from another subtask, from its export. */
-    static VnodeSource moved(IncrementalLocalKeyedStateHandle export) {
+    /**
+     * A vnode moved here from another subtask, from its export, with the files replica holders
+     * probably keep of it ({@code heldByChains}, null: none known).
+     */
+    static VnodeSource moved(
+            IncrementalLocalKeyedStateHandle export, VnodeReplication.HeldReplica heldByChains) {
         TimerQueueHeads shipped =
                 TimerQueueHeads.takeFrom(
                         Path.of(export.getDirectoryStateHandle().getDirectory().toUri()));
-        return new VnodeSource(List.of(export), UploadedFiles.of(export), shipped);
+        return new VnodeSource(List.of(export), UploadedFiles.of(export), shipped, heldByChains);
     }
 }

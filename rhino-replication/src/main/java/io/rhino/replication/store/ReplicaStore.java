@@ -186,6 +186,67 @@ public final class ReplicaStore {
         return new Incoming(relativePath, target, temporary, listener);
     }
 
+    /**
+     * Starts storing a file of this machine under {@code relativePath} by hard-linking it, as if it
+     * had been received: a replica this peer holds without anything crossing the network. The link
+     * is made now (milliseconds), under a temporary name; {@link Adoption#commit} computes the
+     * checksum, which reads the whole file, and makes it visible.
+     *
+     * @return empty if there is nothing to do: the path is stored already, or {@code source} is on
+     *     another filesystem than the store (a link cannot cross one, and a copy would cost what
+     *     receiving it costs)
+     */
+    public Optional<Adoption> link(String relativePath, Path source) throws IOException {
+        Path target = resolve(relativePath);
+        if (file(relativePath).isPresent()) {
+            return Optional.empty();
+        }
+        Files.createDirectories(target.getParent());
+        Path temporary = target.resolveSibling(target.getFileName() + PART + "adopted");
+        Files.deleteIfExists(temporary);
+        try {
+            Files.createLink(temporary, source);
+        } catch (UnsupportedOperationException | IOException e) {
+            if (Files.getFileStore(source).equals(Files.getFileStore(root))) {
+                throw e;
+            }
+            return Optional.empty();
+        }
+        return Optional.of(new Adoption(target, temporary));
+    }
+
+    /** A local file linked into the store under a temporary name, not visible yet. */
+    public static final class Adoption {
+        private final Path target;
+        private final Path temporary;
+
+        private Adoption(Path target, Path temporary) {
+            this.target = target;
+            this.temporary = temporary;
+        }
+
+        /** Computes the file's checksum and makes it visible with it. */
+        public void commit() throws IOException {
+            try {
+                int crc = crc32c(temporary);
+                Files.writeString(
+                        checksumOf(temporary), Integer.toHexString(crc), StandardCharsets.US_ASCII);
+                // the data first: a checksum without its file is never visible
+                Incoming.move(temporary, target);
+                Incoming.move(checksumOf(temporary), checksumOf(target));
+            } catch (IOException e) {
+                abort();
+                throw e;
+            }
+        }
+
+        /** Drops the link. */
+        public void abort() {
+            deleteQuietly(temporary);
+            deleteQuietly(checksumOf(temporary));
+        }
+    }
+
     /** The stored file, if complete. */
     public Optional<Path> file(String relativePath) {
         Path file = resolve(relativePath);

@@ -351,7 +351,18 @@ public final class HandoverBenchmark {
                                 + result.failureCause().orElse("?"));
             }
             Thread.sleep(settings.after().toMillis());
+            // with peers on two TaskManagers the target's chain is the origin's TaskManager
+            long originReceivedBefore = replicaBytesReceived(taskManagers.get(0));
             CheckpointCost checkpointAfter = checkpointCost(cluster, jobId);
+            if (settings.peers()) {
+                LOG.info(
+                        "rhino {}: the first checkpoint after the move took {} ms, uploaded {}"
+                                + " bytes and replicated {} bytes to the origin's TaskManager",
+                        HandoverReport.bytes(size),
+                        checkpointAfter.millis(),
+                        checkpointAfter.uploadedBytes(),
+                        replicaBytesReceived(taskManagers.get(0)) - originReceivedBefore);
+            }
             List<RocksDbOpenSteps> targetOpens = targetOpens(clusterDir, target, moves);
             return new RhinoHandover(
                     size,

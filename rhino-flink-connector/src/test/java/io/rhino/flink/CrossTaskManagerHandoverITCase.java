@@ -171,21 +171,7 @@ class CrossTaskManagerHandoverITCase {
     void replicationAndMovesBetweenTaskManagersResumeAfterAFailover(
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "across-failover-" + UUID.randomUUID();
-        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(
-                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
-        RhinoClusters.withPeerReplication(config, replicas, "across-failover-it");
-        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(PARALLELISM);
-        RhinoStreams.keyBy(
-                        SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 4_000))
-                                .map(new FailOnDemand<>(runId)),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
-                .process(new ShapeFunctions.CountPerKeyWithHistory())
-                .sinkTo(new ResultSink(runId));
-        JobClient job = env.executeAsync("across-failover");
+        JobClient job = startFailingOnDemand(runId, "across-failover-it");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
         OperatorView operator =
@@ -218,19 +204,8 @@ class CrossTaskManagerHandoverITCase {
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
         assertThat(FailOnDemand.failures(runId)).as("injected failures").isEqualTo(1);
-        // The sink is at-least-once across the restart: lines after the restored checkpoint come
-        // twice. Each line is "key=count", so lost or double-counted state shows as a count plain
-        // Flink never wrote, or one missing.
-        assertThat(new TreeSet<>(ResultSink.take(runId)))
-                .as("distinct key=count lines, with a failover between moves vs plain Flink")
-                .isEqualTo(
-                        new TreeSet<>(
-                                SkewedCountsJob.plainFlink(
-                                        runId,
-                                        EVENTS,
-                                        PARALLELISM,
-                                        KEYS,
-                                        new ShapeFunctions.CountPerKeyWithHistory())));
+        assertDistinctLinesArePlainFlinks(
+                runId, "distinct key=count lines, with a failover between moves vs plain Flink");
     }
 
     /**
@@ -244,21 +219,7 @@ class CrossTaskManagerHandoverITCase {
     void theTargetsFirstCheckpointSendsNoneOfTheMovedFilesItsChainHolds(
             @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         String runId = "across-seeded-" + UUID.randomUUID();
-        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(
-                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
-        RhinoClusters.withPeerReplication(config, replicas, "across-seeded-it");
-        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-        env.setParallelism(PARALLELISM);
-        RhinoStreams.keyBy(
-                        SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 4_000))
-                                .map(new FailOnDemand<>(runId)),
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
-                .process(new ShapeFunctions.CountPerKeyWithHistory())
-                .sinkTo(new ResultSink(runId));
-        JobClient job = env.executeAsync("across-seeded");
+        JobClient job = startFailingOnDemand(runId, "across-seeded-it");
         HandoverManager manager =
                 RhinoHandovers.awaitReady(job.getJobID(), NAME, Duration.ofSeconds(60));
         OperatorView operator =
@@ -314,10 +275,20 @@ class CrossTaskManagerHandoverITCase {
 
         ReleasableRate.release(runId);
         job.getJobExecutionResult().get();
-        // at-least-once across the restart, as above: distinct key=count lines
+        assertDistinctLinesArePlainFlinks(
+                runId,
+                "distinct key=count lines, after a seeded replica and a failover vs plain Flink");
+    }
+
+    /**
+     * The sink is at-least-once across a restart: lines after the restored checkpoint come twice.
+     * Each line is "key=count", so lost or double-counted state shows as a count plain Flink never
+     * wrote, or one missing.
+     */
+    private static void assertDistinctLinesArePlainFlinks(String runId, String what)
+            throws Exception {
         assertThat(new TreeSet<>(ResultSink.take(runId)))
-                .as(
-                        "distinct key=count lines, after a seeded replica and a failover vs plain Flink")
+                .as(what)
                 .isEqualTo(
                         new TreeSet<>(
                                 SkewedCountsJob.plainFlink(
@@ -326,6 +297,28 @@ class CrossTaskManagerHandoverITCase {
                                         PARALLELISM,
                                         KEYS,
                                         new ShapeFunctions.CountPerKeyWithHistory())));
+    }
+
+    /**
+     * Starts the counting job with peer replication under {@code secret}, restarts, and a failure
+     * that {@link FailOnDemand} injects under {@code runId}.
+     */
+    private JobClient startFailingOnDemand(String runId, String secret) throws Exception {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, checkpoints, RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
+        RhinoClusters.withPeerReplication(config, replicas, secret);
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(PARALLELISM);
+        RhinoStreams.keyBy(
+                        SkewedEvents.stream(env, EVENTS, KEYS, new ReleasableRate(runId, 4_000))
+                                .map(new FailOnDemand<>(runId)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder(NAME).vnodes(VNODES).build())
+                .process(new ShapeFunctions.CountPerKeyWithHistory())
+                .sinkTo(new ResultSink(runId));
+        return env.executeAsync(runId);
     }
 
     /**

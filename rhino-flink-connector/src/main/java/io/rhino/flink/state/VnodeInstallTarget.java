@@ -38,21 +38,22 @@ public interface VnodeInstallTarget {
      * uploaded by a completed checkpoint instead of uploading them again, and its timer queues
      * start from the first timers the origin shipped in it instead of reading them.
      */
-    void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export) throws Exception;
+    default void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
+            throws Exception {
+        installMovedVnode(vnode, export, null);
+    }
 
     /**
      * As {@link #installMovedVnode(int, IncrementalLocalKeyedStateHandle)}, for a vnode whose SST
-     * files {@code heldByChains} the replica holders probably keep already (null: none): this
+     * files {@code heldByChains} the replica holders probably keep already (null: none known): this
      * subtask's replication skips them in its next round (a holder that lacks one refuses the
      * listing, and that round sends everything).
      */
-    default void installMovedVnode(
+    void installMovedVnode(
             int vnode,
             IncrementalLocalKeyedStateHandle export,
             VnodeReplication.HeldReplica heldByChains)
-            throws Exception {
-        installMovedVnode(vnode, export);
-    }
+            throws Exception;
 
     /**
      * A directory on this TaskManager's local disk for vnodes in transfer, the backend's own

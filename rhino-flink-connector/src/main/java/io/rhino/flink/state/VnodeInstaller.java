@@ -116,12 +116,6 @@ final class VnodeInstaller<K> {
         }
 
         @Override
-        public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
-                throws Exception {
-            installMovedVnode(vnode, export, null);
-        }
-
-        @Override
         public void installMovedVnode(
                 int vnode,
                 IncrementalLocalKeyedStateHandle export,

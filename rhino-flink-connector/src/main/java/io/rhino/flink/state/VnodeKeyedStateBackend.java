@@ -162,12 +162,6 @@ public final class VnodeKeyedStateBackend<K>
     }
 
     @Override
-    public void installMovedVnode(int vnode, IncrementalLocalKeyedStateHandle export)
-            throws Exception {
-        installMovedVnode(vnode, export, null);
-    }
-
-    @Override
     public void installMovedVnode(
             int vnode,
             IncrementalLocalKeyedStateHandle export,

@@ -291,7 +291,7 @@ public enum RhinoMetric {
                 "flink_taskmanager_job_task_operator_"),
         TASK_MANAGER(
                 "TaskManager (registered by its first Rhino gate; with Rhino in the job's jar, in"
-                        + " the job's group on the TaskManager, `flink_taskmanager_job_`)",
+                        + " the job's group on the TaskManager, Flink's `taskmanager_job` scope)",
                 "flink_taskmanager_"),
         COORDINATOR(
                 "gate's operator coordinator on the JobManager, group `rhino`, per Rhino operator",

@@ -67,6 +67,9 @@ class AdaptiveSchedulerRescaleITCase {
     @Test
     void rescalesDownAndUpThroughResourceRequirements(
             @InjectClusterClient RestClusterClient<?> client) throws Exception {
+        // the default build rescales through resource requirements in RhinoLifecycleAdaptiveITCase
+        // and through the adaptive scheduler's restore in ReactiveModeITCase
+        RhinoClusters.onlyWithAllVariants("Rescaling down and up through resource requirements");
         rescaleDownAndUp(client, null, false);
     }
 

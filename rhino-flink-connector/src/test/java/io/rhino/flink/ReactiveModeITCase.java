@@ -57,7 +57,7 @@ class ReactiveModeITCase {
     @RegisterExtension
     static final MiniClusterExtension CLUSTER = RhinoClusters.twoTaskManagers(reactiveMode());
 
-    private static final long EVENTS = 40_000;
+    private static final long EVENTS = 30_000;
     private static final double EVENTS_PER_SECOND = 1_000;
     private static final int KEYS = 40;
     // more vnodes than any parallelism here reaches, and not a multiple of the default 4 x 2

@@ -17,6 +17,7 @@ package io.rhino.flink.api.rest;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -24,6 +25,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Netty's aggregator, whose own refusals (413 for a body over the limit, 417 for an expectation
@@ -31,6 +33,9 @@ import io.netty.util.ReferenceCountUtil;
  * [...]}} instead, and close the connection.
  */
 final class JsonHttpObjectAggregator extends HttpObjectAggregator {
+
+    /** How long the rest of an oversized body is read and dropped before the connection closes. */
+    static final long CLOSE_GRACE_MILLIS = 2_000;
 
     private final int maxContentLength;
 
@@ -62,10 +67,28 @@ final class JsonHttpObjectAggregator extends HttpObjectAggregator {
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-        // the client may be sending the rest of the body already: no request can follow it
+        // The client may be sending the rest of the body already: no request can follow it.
+        // Closing at once, with that body unread, resets the connection, and the client may lose
+        // the answer; so the output is shut (the client reads the answer, then the end), the rest
+        // of the body is read and dropped (the aggregator discards it), and the connection closes
+        // when the client closes it or after a grace period.
         ctx.writeAndFlush(
                         RestErrors.closing(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, tooLarge()))
-                .addListener(ChannelFutureListener.CLOSE);
+                .addListener(
+                        (ChannelFutureListener)
+                                written -> {
+                                    if (!(written.channel() instanceof SocketChannel socket)
+                                            || !written.isSuccess()) {
+                                        written.channel().close();
+                                        return;
+                                    }
+                                    socket.shutdownOutput();
+                                    socket.eventLoop()
+                                            .schedule(
+                                                    () -> socket.close(),
+                                                    CLOSE_GRACE_MILLIS,
+                                                    TimeUnit.MILLISECONDS);
+                                });
     }
 
     private String tooLarge() {

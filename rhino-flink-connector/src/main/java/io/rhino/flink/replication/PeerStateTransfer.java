@@ -61,7 +61,6 @@ public final class PeerStateTransfer implements StateTransfer {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(PeerStateTransfer.class);
     private static final String METADATA = "_metadata";
-    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final transient StateTransfer sameTaskManager;
     private final transient ReplicationService service;
@@ -169,13 +168,21 @@ public final class PeerStateTransfer implements StateTransfer {
             return sameTaskManager.ship(origin, vnode, targetSubtask, handover);
         }
         PeerAddress target = PeerAddress.parse(targetService);
-        Optional<PeerVnodeReplication.HeldFiles> held = heldBy(target, origin, vnode);
-        // what this subtask's chain holds of the vnode, wherever the target is
-        Optional<PeerVnodeReplication.HeldFiles> chainHeld = chainHeld(origin, vnode);
+        // read once: a chain change meanwhile must not mix two chains in one shipment
+        PeerVnodeReplication current = replication.get();
+        List<PeerAddress> chain = current == null ? List.of() : current.chain();
+        // what this subtask's chain confirmed it holds of the vnode, wherever the target is
+        Optional<PeerVnodeReplication.HeldFiles> chainHeld =
+                current == null
+                        ? Optional.empty()
+                        : current.heldOf(vnode, origin.vnodeBackend(vnode));
+        // what the target holds as a member of that chain
+        Optional<PeerVnodeReplication.HeldFiles> held =
+                chain.contains(target) ? chainHeld : Optional.empty();
         String replicaDirectory =
                 chainHeld
                         .map(PeerVnodeReplication.HeldFiles::directory)
-                        .orElseGet(() -> "i-" + Long.toHexString(RANDOM.nextLong()));
+                        .orElseGet(ReplicaListing::newInstanceDirectory);
         String vnodeDirectory = ReplicaListing.vnodeDirectory(prefix, vnode);
         String shipped = prefix + "/handover-" + PathSegment.of(handover.value()) + "-" + vnode;
         File exportDirectory =
@@ -188,6 +195,7 @@ public final class PeerStateTransfer implements StateTransfer {
             Map<String, Path> toSend = new LinkedHashMap<>();
             // every SST file of the export, which this TaskManager keeps as a replica
             Map<String, Path> toAdopt = new LinkedHashMap<>();
+            Set<String> originFiles = new TreeSet<>();
             Set<String> chainFiles = new TreeSet<>();
             try (Stream<Path> db = Files.list(export.dbDirectory())) {
                 for (Path file : db.sorted().toList()) {
@@ -196,6 +204,7 @@ public final class PeerStateTransfer implements StateTransfer {
                     String replica = vnodeDirectory + "/" + replicaDirectory + "/" + name;
                     if (name.endsWith(".sst")) {
                         toAdopt.put(replica, file);
+                        originFiles.add(name);
                         if (chainHeld.isPresent() && chainHeld.get().sstFiles().contains(name)) {
                             chainFiles.add(name);
                         }
@@ -225,10 +234,8 @@ public final class PeerStateTransfer implements StateTransfer {
                     new ReplicaHolders(
                             replicaDirectory,
                             service.address().toString(),
-                            takenNames(toAdopt),
-                            current().map(PeerVnodeReplication::chain).orElse(List.of()).stream()
-                                    .map(PeerAddress::toString)
-                                    .toList(),
+                            originFiles,
+                            chain.stream().map(PeerAddress::toString).toList(),
                             chainFiles);
             LOG.info(
                     "Vnode {} shipped to {}: {} of {} files sent ({} bytes), {} already held there",
@@ -252,31 +259,6 @@ public final class PeerStateTransfer implements StateTransfer {
         } finally {
             export.delete();
         }
-    }
-
-    private static Set<String> takenNames(Map<String, Path> adopted) {
-        Set<String> names = new TreeSet<>();
-        adopted.values().forEach(file -> names.add(file.getFileName().toString()));
-        return names;
-    }
-
-    /** The files of the vnode the target holds as a member of this subtask's chain. */
-    private Optional<PeerVnodeReplication.HeldFiles> heldBy(
-            PeerAddress target, VnodeKeyedStateBackend<?> origin, int vnode) {
-        if (current().map(c -> c.chain().contains(target)).orElse(false)) {
-            return chainHeld(origin, vnode);
-        }
-        return Optional.empty();
-    }
-
-    /** What this subtask's chain confirmed it holds of the vnode's current instance. */
-    private Optional<PeerVnodeReplication.HeldFiles> chainHeld(
-            VnodeKeyedStateBackend<?> origin, int vnode) {
-        return current().flatMap(c -> c.heldOf(vnode, origin.vnodeBackend(vnode)));
-    }
-
-    private Optional<PeerVnodeReplication> current() {
-        return Optional.ofNullable(replication.get());
     }
 
     @Override
@@ -303,7 +285,9 @@ public final class PeerStateTransfer implements StateTransfer {
                     vnode,
                     VnodeExport.localHandle(
                             db, metadata, shipment.keyGroupRange(), shipment.uploaded()),
-                    current().flatMap(c -> shipment.holders().heldBy(c.chain())).orElse(null));
+                    Optional.ofNullable(replication.get())
+                            .flatMap(current -> shipment.holders().heldBy(current.chain()))
+                            .orElse(null));
         } catch (Exception e) {
             FileUtils.deleteDirectoryQuietly(assembled.toFile());
             throw e;

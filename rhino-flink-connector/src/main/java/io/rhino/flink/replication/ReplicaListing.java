@@ -102,6 +102,19 @@ public record ReplicaListing(long completedCheckpoint, long departedAt, List<Str
         return vnodeDirectory + "/chk-" + checkpoint;
     }
 
+    /** What an instance's directory within a vnode's replica directory starts with. */
+    static final String INSTANCE_PREFIX = "i-";
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+    /**
+     * A new directory for the SST files of one RocksDB instance of a vnode, within the vnode's
+     * replica directory: random, so that instances never share one by accident.
+     */
+    static String newInstanceDirectory() {
+        return INSTANCE_PREFIX + Long.toHexString(RANDOM.nextLong());
+    }
+
     public static String vnodeDirectory(String operatorPrefix, int vnode) {
         return operatorPrefix + "/vnode-" + vnode;
     }

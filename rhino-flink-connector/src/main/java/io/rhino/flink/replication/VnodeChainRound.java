@@ -22,7 +22,6 @@ import io.rhino.replication.RoundWait;
 import io.rhino.replication.WindowedRound;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,7 +43,6 @@ import org.slf4j.LoggerFactory;
 final class VnodeChainRound {
 
     private static final Logger LOG = LoggerFactory.getLogger(VnodeChainRound.class);
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     /**
      * A vnode's files in flight at once in a replication round: enough to keep a disk and a link
@@ -83,8 +81,7 @@ final class VnodeChainRound {
         String base = ReplicaListing.vnodeDirectory(prefix, vnode);
         Optional<HeldFiles> before = held.of(vnode, instance);
         String directory =
-                before.map(HeldFiles::directory)
-                        .orElseGet(() -> "i-" + Long.toHexString(RANDOM.nextLong()));
+                before.map(HeldFiles::directory).orElseGet(ReplicaListing::newInstanceDirectory);
         Set<String> alreadyHeld = before.map(HeldFiles::sstFiles).orElse(Set.of());
         List<Path> files;
         try (Stream<Path> list = Files.list(captured)) {

@@ -56,7 +56,6 @@ public final class VnodeReplicaCollector implements CommitListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(VnodeReplicaCollector.class);
     private static final String CHECKPOINT_PREFIX = "chk-";
-    private static final String INSTANCE_PREFIX = "i-";
     private static final String CHECKSUM_SUFFIX = ".crc32c";
 
     private final ReplicaStore store;
@@ -170,7 +169,7 @@ public final class VnodeReplicaCollector implements CommitListener {
             }
         }
         int deletedFiles = 0;
-        for (Path instance : children(directory, INSTANCE_PREFIX)) {
+        for (Path instance : children(directory, ReplicaListing.INSTANCE_PREFIX)) {
             for (Path file : children(instance, "")) {
                 String name = file.getFileName().toString();
                 String inVnode = instance.getFileName() + "/" + name;

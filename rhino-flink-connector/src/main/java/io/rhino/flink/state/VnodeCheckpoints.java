@@ -100,12 +100,12 @@ final class VnodeCheckpoints<K> {
                 keySerializer);
     }
 
-    /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
     /** Tells the current replication, if any, what its chain probably holds of the vnode. */
     void seedReplication(int vnode, Object instance, String directory, Set<String> sstFiles) {
         snapshotter.seedReplication(vnode, instance, directory, sstFiles);
     }
 
+    /** From the next checkpoint on, vnode checkpoints are also replicated this way. */
     void replicateWith(VnodeReplication replication) {
         snapshotter.replicateWith(replication);
     }

@@ -344,21 +344,29 @@ class MigrationITCase {
     }
 
     /**
-     * Stops the job with a canonical savepoint soon after its first output: windows are open,
-     * event-time and processing-time timers pending (the latter registered by the input's first
-     * half), and the input far from its end.
+     * Stops the job with a canonical savepoint, its input held, soon after its first event-time
+     * timer line: windows are open, event-time and processing-time timers pending (the latter
+     * registered by the input's first half), and the input far from its end.
      */
     private String stopMidStream(
             JobClient job, String runId, List<String> reference, MiniCluster miniCluster)
             throws Exception {
         // a savepoint needs every task running: the first output does not mean they all are
         CommonTestUtils.waitForAllTaskRunning(miniCluster, job.getJobID(), false);
-        awaitOutput(runId);
-        Thread.sleep(500);
-        String savepoint =
-                job.stopWithSavepoint(
-                                false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get(60, TimeUnit.SECONDS);
+        awaitEventTimerLine(runId);
+        // the input holds still from here, so a slow savepoint cannot let it run to its end
+        HeldEvents.pause(runId);
+        String savepoint;
+        try {
+            savepoint =
+                    job.stopWithSavepoint(
+                                    false,
+                                    savepoints.toUri().toString(),
+                                    SavepointFormatType.CANONICAL)
+                            .get(60, TimeUnit.SECONDS);
+        } finally {
+            HeldEvents.resume(runId); // the restored job reads the same run's input
+        }
         // the event-time timers' lines follow the main input's watermark alone
         assertThat(MigrationShapes.eventTimerLines(ResultSink.lines(runId)))
                 .as("event-time timer lines before the savepoint")
@@ -395,6 +403,16 @@ class MigrationITCase {
         HeldEvents.releaseLastEvent(runId);
         job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         before.addAll(ResultSink.take(runId));
+    }
+
+    private static void awaitEventTimerLine(String runId) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (MigrationShapes.eventTimerLines(ResultSink.lines(runId)) == 0) {
+            assertThat(System.nanoTime())
+                    .as("first event-time timer line of " + runId)
+                    .isLessThan(deadline);
+            Thread.sleep(20);
+        }
     }
 
     private static void awaitOutput(String runId) throws InterruptedException {

@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -405,21 +406,24 @@ class MigrationITCase {
         before.addAll(ResultSink.take(runId));
     }
 
-    private static void awaitEventTimerLine(String runId) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (MigrationShapes.eventTimerLines(ResultSink.lines(runId)) == 0) {
-            assertThat(System.nanoTime())
-                    .as("first event-time timer line of " + runId)
-                    .isLessThan(deadline);
-            Thread.sleep(20);
-        }
+    private static void awaitOutput(String runId) throws InterruptedException {
+        awaitLines(runId, "first output", lines -> !lines.isEmpty());
     }
 
-    private static void awaitOutput(String runId) throws InterruptedException {
+    private static void awaitEventTimerLine(String runId) throws InterruptedException {
+        awaitLines(
+                runId,
+                "first event-time timer line",
+                lines -> MigrationShapes.eventTimerLines(lines) > 0);
+    }
+
+    /** Waits up to 60 s until the run's output so far satisfies {@code done}. */
+    private static void awaitLines(String runId, String what, Predicate<List<String>> done)
+            throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (ResultSink.lines(runId).isEmpty()) {
-            assertThat(System.nanoTime()).as("first output of " + runId).isLessThan(deadline);
-            Thread.sleep(50);
+        while (!done.test(ResultSink.lines(runId))) {
+            assertThat(System.nanoTime()).as(what + " of " + runId).isLessThan(deadline);
+            Thread.sleep(20);
         }
     }
 

@@ -181,7 +181,34 @@ final class Deployment implements AutoCloseable {
             Thread.sleep(2_000);
             left = leftovers(restPorts, replicationServices, dead);
         }
+        if (!left.isEmpty()) {
+            left.addAll(whatHoldsTheUserClassLoaders());
+        }
         assertThat(left).as("what the cancelled Rhino jobs left behind").isEmpty();
+    }
+
+    /**
+     * For each live process whose user class loaders still hold Rhino's classes: the shortest
+     * strong paths from a GC root to such a loader, read from a heap dump of the process (kept in
+     * the test's directory).
+     */
+    private List<String> whatHoldsTheUserClassLoaders() throws Exception {
+        List<String> paths = new ArrayList<>();
+        for (FlinkProcess process : session.liveProcesses()) {
+            if (Leftovers.rhinoClassesOfUserLoaders(process).isEmpty()) {
+                continue;
+            }
+            Path dump = directory.resolve(process.name() + ".hprof");
+            process.jcmd("GC.heap_dump", dump.toString());
+            HeapPaths.toInstances(dump, Leftovers::isUserClassLoader, 3)
+                    .forEach(
+                            path ->
+                                    paths.add(
+                                            process.name()
+                                                    + " keeps a user class loader: "
+                                                    + path));
+        }
+        return paths;
     }
 
     private List<String> leftovers(

@@ -75,6 +75,9 @@ final class FlinkProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.addAll(JAVA_17_OPTIONS);
+        // every GC clears soft references, as memory pressure would: a class loader that only a
+        // JDK cache holds softly (ObjectStreamClass's) goes at the leak check's GC, not later
+        command.add("-XX:SoftRefLRUPolicyMSPerMB=0");
         command.add("-Dlog.file=" + directory.resolve(name + ".log"));
         command.add("-Dlog4j.configurationFile=" + log4j.toUri());
         command.add("-cp");

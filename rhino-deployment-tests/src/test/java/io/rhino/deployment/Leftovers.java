@@ -66,6 +66,12 @@ final class Leftovers {
                 .toList();
     }
 
+    /** Whether {@code className} names one of Flink's user-code class loaders. */
+    static boolean isUserClassLoader(String className) {
+        return className.endsWith("ChildFirstClassLoader")
+                || className.endsWith("ParentFirstClassLoader");
+    }
+
     /** The Classes column of a line of {@code VM.classloader_stats}. */
     private static long classes(String statsLine) {
         String[] columns = statsLine.trim().split("\\s+");

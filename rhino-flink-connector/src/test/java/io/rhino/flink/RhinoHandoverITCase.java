@@ -314,8 +314,9 @@ class RhinoHandoverITCase {
     @Timeout(180)
     void handoverCompletesWhenFlinkSendsOnlyFullNetworkBuffers() throws Exception {
         String runId = "handover-no-buffer-timeout-" + UUID.randomUUID();
-        // 30 s of input that fills no network buffer: records reach the gates only at its end
-        Input input = new Input(1_200, 97, 40, 1);
+        // 20 s of input that fills no network buffer: records reach the gates only at its end,
+        // well after the handover's 10 s timeout had it waited for them
+        Input input = new Input(800, 97, 40, 1);
         Map<String, String> reference =
                 Upserts.of(RhinoEquivalenceITCase.run(Mode.PLAIN, input.unlimited(), 8));
 

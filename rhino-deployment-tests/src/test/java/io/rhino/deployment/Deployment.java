@@ -200,13 +200,19 @@ final class Deployment implements AutoCloseable {
             }
             Path dump = directory.resolve(process.name() + ".hprof");
             process.jcmd("GC.heap_dump", dump.toString());
-            HeapPaths.toInstances(dump, Leftovers::isUserClassLoader, 3)
-                    .forEach(
-                            path ->
-                                    paths.add(
-                                            process.name()
-                                                    + " keeps a user class loader: "
-                                                    + path));
+            List<String> found = HeapPaths.toInstances(dump, Leftovers::isUserClassLoader, 3);
+            found.forEach(
+                    path -> paths.add(process.name() + " keeps a user class loader: " + path));
+            if (found.isEmpty()) {
+                paths.add(
+                        process.name()
+                                + ": no strong path from a GC root or a class of another loader"
+                                + " to a user class loader in "
+                                + dump
+                                + ": what keeps it is not in the heap dump (a JVM-internal"
+                                + " reference) or only weak, soft or finalizer references lead"
+                                + " to it");
+            }
         }
         return paths;
     }

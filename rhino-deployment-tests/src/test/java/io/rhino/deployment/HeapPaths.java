@@ -52,7 +52,9 @@ final class HeapPaths {
 
     /**
      * Up to {@code limit} paths, one per instance whose class name {@code target} accepts, each
-     * from its GC root to the instance; an instance no strong path reaches is not listed.
+     * from its GC root to the instance; an instance no strong path reaches is not listed. Classes
+     * count as roots unless a target defined them: the question is what keeps a target alive while
+     * every other loader lives on.
      */
     static List<String> toInstances(Path heapDump, Predicate<String> target, int limit)
             throws IOException {
@@ -78,6 +80,16 @@ final class HeapPaths {
                 queue.add(root.getId());
             }
         }
+        // A heap dump names only the boot loader's classes as roots; the application's classes
+        // (Flink's, on a TaskManager) live as long as their loader, which outlives every job, and
+        // their static fields would be missed without them.
+        for (Iterator<HeapObject.HeapClass> it = graph.getClasses().iterator(); it.hasNext(); ) {
+            HeapObject.HeapClass type = it.next();
+            if (!definedByATarget(type, target)
+                    && parents.putIfAbsent(type.getObjectId(), ROOT) == null) {
+                queue.add(type.getObjectId());
+            }
+        }
         List<Long> found = new ArrayList<>();
         while (!queue.isEmpty() && found.size() < limit) {
             long id = queue.poll();
@@ -93,6 +105,26 @@ final class HeapPaths {
             }
         }
         return found;
+    }
+
+    /**
+     * Whether {@code type}'s loader is a target, or a reflection loader beneath one (the JDK
+     * defines generated accessors in a child of the declaring class's loader).
+     */
+    private boolean definedByATarget(HeapObject.HeapClass type, Predicate<String> target) {
+        HeapObject loader = graph.findObjectByIdOrNull(type.readRecord().getClassLoaderId());
+        while (loader instanceof HeapObject.HeapInstance instance) {
+            if (target.test(instance.getInstanceClassName())) {
+                return true;
+            }
+            if (!instance.getInstanceClassName()
+                    .equals("jdk.internal.reflect.DelegatingClassLoader")) {
+                return false;
+            }
+            HeapField parent = instance.get("java.lang.ClassLoader", "parent");
+            loader = parent == null ? null : parent.getValue().getAsObject();
+        }
+        return false;
     }
 
     private record Edge(String name, long to) {}

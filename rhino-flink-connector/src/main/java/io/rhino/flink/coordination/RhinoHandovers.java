@@ -161,5 +161,9 @@ public final class RhinoHandovers {
         if (HUBS.keySet().stream().noneMatch(key -> key.jobId().equals(hub.flinkJobId()))) {
             RECONFIGURATIONS.forgetJob(hub.view().jobId());
         }
+        if (HUBS.isEmpty()) {
+            // the last operator of this copy of Rhino: no JDK cache may keep it after its job
+            RecordMethodCaches.release();
+        }
     }
 }

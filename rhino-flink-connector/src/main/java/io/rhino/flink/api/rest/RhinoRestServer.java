@@ -74,7 +74,7 @@ public final class RhinoRestServer {
     public static synchronized Lease acquire(
             RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
         if (running == null && users == 0) {
-            running = start(settings, directory, maxImbalance).orElse(null);
+            running = startOnNettyThread(settings, directory, maxImbalance);
         } else if (running != null && !running.servesAsAsked(settings)) {
             LOG.warn(
                     "A Rhino job asks for a REST server with {}, but this JobManager's server"
@@ -99,7 +99,7 @@ public final class RhinoRestServer {
     /** One user fewer; the last one stops the server. */
     private static synchronized void release() {
         if (--users == 0 && running != null) {
-            running.stop();
+            NettyOwnThread.run("rhino-rest-stop", running::stop);
             running = null;
         }
     }
@@ -130,6 +130,17 @@ public final class RhinoRestServer {
                 && asked.idleTimeout().equals(settings.idleTimeout())
                 && asked.requestTimeout().equals(settings.requestTimeout())
                 && asked.maxConnections() == settings.maxConnections();
+    }
+
+    private static RhinoRestServer startOnNettyThread(
+            RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
+        try {
+            return NettyOwnThread.call(
+                    "rhino-rest-start",
+                    () -> start(settings, directory, maxImbalance).orElse(null));
+        } catch (Exception e) {
+            throw new IllegalStateException("Rhino REST API could not start", e);
+        }
     }
 
     private static Optional<RhinoRestServer> start(

@@ -15,8 +15,8 @@
 package io.rhino.flink.api.rest;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Runs Netty work that would otherwise run on the caller's thread (a bootstrap's bind, a group's
@@ -29,7 +29,8 @@ final class NettyOwnThread {
 
     private NettyOwnThread() {}
 
-    static <T> T call(String name, Callable<T> work) throws Exception {
+    /** Runs {@code work} there and returns its result; what it throws is thrown here. */
+    static <T> T call(String name, Supplier<T> work) {
         AtomicReference<T> result = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread =
@@ -37,27 +38,15 @@ final class NettyOwnThread {
                         .newThread(
                                 () -> {
                                     try {
-                                        result.set(work.call());
+                                        result.set(work.get());
                                     } catch (Throwable t) {
                                         failure.set(t);
                                     }
                                 });
         thread.start();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                thread.join();
-                break;
-            } catch (InterruptedException e) {
-                // the work (a bind, a shutdown) is short and must finish: wait, then re-interrupt
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        joinUninterruptibly(thread);
         Throwable t = failure.get();
-        if (t instanceof Exception e) {
+        if (t instanceof RuntimeException e) {
             throw e;
         }
         if (t instanceof Error e) {
@@ -67,17 +56,27 @@ final class NettyOwnThread {
     }
 
     static void run(String name, Runnable work) {
-        try {
-            call(
-                    name,
-                    () -> {
-                        work.run();
-                        return null;
-                    });
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        call(
+                name,
+                () -> {
+                    work.run();
+                    return null;
+                });
+    }
+
+    /** The work (a bind, a shutdown) is short and must finish: waits, then re-interrupts. */
+    private static void joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

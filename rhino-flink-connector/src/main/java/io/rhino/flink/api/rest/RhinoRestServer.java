@@ -134,13 +134,8 @@ public final class RhinoRestServer {
 
     private static RhinoRestServer startOnNettyThread(
             RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
-        try {
-            return NettyOwnThread.call(
-                    "rhino-rest-start",
-                    () -> start(settings, directory, maxImbalance).orElse(null));
-        } catch (Exception e) {
-            throw new IllegalStateException("Rhino REST API could not start", e);
-        }
+        return NettyOwnThread.call(
+                "rhino-rest-start", () -> start(settings, directory, maxImbalance).orElse(null));
     }
 
     private static Optional<RhinoRestServer> start(

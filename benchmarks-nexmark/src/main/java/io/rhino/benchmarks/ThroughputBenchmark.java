@@ -36,7 +36,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.runtime.clusterframework.ApplicationStatus;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -247,9 +246,11 @@ public final class ThroughputBenchmark {
         JobID jobId = cluster.submit(EmbeddedCluster.jobGraph(env));
         JobResult result = cluster.awaitResult(jobId, Duration.ofHours(2));
         double wallSeconds = (System.nanoTime() - submitted) / 1e9;
-        if (result.getApplicationStatus() != ApplicationStatus.SUCCEEDED) {
+        // isSuccess, not the status: Flink 2.3 replaced JobResult's application status by a job
+        // status.
+        if (!result.isSuccess()) {
             throw new IllegalStateException(
-                    sut.label() + " job ended as " + result.getApplicationStatus(),
+                    sut.label() + " job did not finish successfully",
                     result.getSerializedThrowable()
                             .map(
                                     t ->

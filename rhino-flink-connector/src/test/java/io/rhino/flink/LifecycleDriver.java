@@ -139,8 +139,10 @@ final class LifecycleDriver {
     /** How the current run ended: its status, and the failure cause if it failed. */
     String describeEnd() throws Exception {
         JobResult result = cluster.requestJobResult(job).get(60, TimeUnit.SECONDS);
+        // isSuccess, not the status: Flink 2.3 replaced JobResult's application status by a job
+        // status.
         return "run ended "
-                + result.getApplicationStatus()
+                + (result.isSuccess() ? "successfully" : "unsuccessfully")
                 + result.getSerializedThrowable()
                         .map(t -> ": " + ExceptionUtils.stringifyException(t))
                         .orElse("");

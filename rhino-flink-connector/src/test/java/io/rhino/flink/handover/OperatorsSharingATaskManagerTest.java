@@ -24,10 +24,12 @@ import io.rhino.flink.state.VnodeKeyedStateBackend;
 import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -175,7 +177,7 @@ class OperatorsSharingATaskManagerTest {
     /** Waits until the backend's export of {@link #VNODE} for a peer exists. */
     private static void awaitExportOf(VnodeKeyedStateBackend<Long> origin) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (entriesUnder(origin.transferDirectory().toPath()).stream()
+        while (entriesWhileWritten(origin.transferDirectory().toPath()).stream()
                 .noneMatch(path -> path.getFileName().toString().endsWith("-peer"))) {
             assertThat(System.nanoTime()).as("operator a's export started").isLessThan(deadline);
             Thread.sleep(5);
@@ -189,6 +191,21 @@ class OperatorsSharingATaskManagerTest {
                                 host, tmp.resolve(store), "s", Duration.ofSeconds(30)));
         resources.add(service);
         return service;
+    }
+
+    /**
+     * The entries under a directory that RocksDB is writing into: a file it renames or deletes
+     * during the walk makes the walk fail, and the next poll walks again.
+     */
+    private static List<Path> entriesWhileWritten(Path directory) throws IOException {
+        try {
+            return entriesUnder(directory);
+        } catch (UncheckedIOException vanishedDuringTheWalk) {
+            if (vanishedDuringTheWalk.getCause() instanceof NoSuchFileException) {
+                return List.of();
+            }
+            throw vanishedDuringTheWalk;
+        }
     }
 
     private static List<Path> entriesUnder(Path directory) throws IOException {

@@ -63,8 +63,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * uid: a job on Flink's own {@code keyBy} (RocksDB or heap backend) continues as a Rhino job at
  * another parallelism, and a Rhino job whose vnodes a handover scattered continues as a {@code
  * keyBy} job; the counts across either move are exactly one plain Flink run's. The same holds for a
- * sliding window, event-time and processing-time timers, a window join and a co-group ({@link
- * MigrationShapes}), with windows open and timers pending at the savepoint.
+ * sliding window, event-time and processing-time timers, a window join, a co-group, session windows
+ * and a window with an evictor ({@link MigrationShapes}), with windows open and timers pending at
+ * the savepoint.
  */
 @Timeout(240)
 class MigrationITCase {
@@ -218,9 +219,10 @@ class MigrationITCase {
     private static List<String> shapesReference;
 
     /**
-     * A sliding window, event-time and processing-time timers, a window join and a co-group move
-     * from {@code keyBy} into Rhino at another parallelism with windows open and timers pending at
-     * the savepoint: the output across the move is exactly plain Flink's.
+     * A sliding window, event-time and processing-time timers, a window join, a co-group, session
+     * windows and an evicting window move from {@code keyBy} into Rhino at another parallelism with
+     * windows open and timers pending at the savepoint: the output across the move is exactly plain
+     * Flink's.
      */
     @ParameterizedTest(name = "windows, timers, joins from keyBy on {0}")
     @ValueSource(strings = {"rocksdb", "rocksdb-heap-timers", "hashmap"})
@@ -250,8 +252,9 @@ class MigrationITCase {
     }
 
     /**
-     * The same job moves out of Rhino, after handovers scattered the timers' and the join's vnodes,
-     * into {@code keyBy} at another parallelism: exactly plain Flink's output.
+     * The same job moves out of Rhino, after handovers scattered the vnodes of the timers, the
+     * join, the session windows and the evicting window, into {@code keyBy} at another parallelism:
+     * exactly plain Flink's output.
      */
     @ParameterizedTest(name = "windows, timers, joins into keyBy on {0}")
     @ValueSource(strings = {"rocksdb", "rocksdb-heap-timers", "hashmap"})
@@ -271,7 +274,7 @@ class MigrationITCase {
         JobClient rhino = before.executeAsync("shapes-rhino");
         CommonTestUtils.waitForAllTaskRunning(miniCluster, rhino.getJobID(), false);
         List<HandoverManager> managers = new ArrayList<>();
-        for (String name : List.of("timers", "join")) {
+        for (String name : List.of("timers", "join", "session", "evicting")) {
             managers.add(RhinoHandovers.awaitReady(rhino.getJobID(), name, Duration.ofSeconds(60)));
         }
         HeldEvents.resume(runId);

@@ -38,16 +38,21 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.evictors.TimeEvictor;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 /**
  * One job with the keyed operators whose state and timers a migration between Flink's {@code keyBy}
  * and Rhino must carry: an event-time sliding window, a keyed process function with event-time and
- * processing-time timers, a window join and a window co-group. Both variants give the keyed
- * operators the same uids ({@link #KEYED_UIDS}) and the sources theirs ({@code events}, {@code
- * others}); every output line is a pure function of the input, whenever a window or timer fires.
+ * processing-time timers, a window join, a window co-group, session (merging) windows and a window
+ * with an evictor, which keeps the records themselves. Both variants give the keyed operators the
+ * same uids ({@link #KEYED_UIDS}) and the sources theirs ({@code events}, {@code others}); every
+ * output line is a pure function of the input, whenever a window or timer fires.
  *
  * <p>Flink's own {@code join} and {@code coGroup} tag their inputs with maps that have no uid, so
  * the {@code keyBy} variant needs {@code pipeline.auto-generate-uids} on; the maps hold no state.
@@ -55,7 +60,8 @@ import org.apache.flink.util.Collector;
 public final class MigrationShapes {
 
     /** The keyed operators' uids, in both variants, and the Rhino keyed streams' names. */
-    public static final List<String> KEYED_UIDS = List.of("sliding", "timers", "join", "cogroup");
+    public static final List<String> KEYED_UIDS =
+            List.of("sliding", "timers", "join", "cogroup", "session", "evicting");
 
     /** Events of the main stream; the other stream has half as many, as far apart in time. */
     public static final long EVENTS = 8_000;
@@ -82,6 +88,15 @@ public final class MigrationShapes {
     private static final long PROCESSING_DELAY_MILLIS = 1_000;
 
     private static final KeySelector<Tuple3<Long, Long, Long>, Long> BY_KEY = new ByKey();
+
+    /**
+     * A key's events lie 200 ms of event time apart on average: with this gap a session merges
+     * several of them, and a savepoint finds sessions open that later ones merge into.
+     */
+    private static final Duration SESSION_GAP = Duration.ofMillis(300);
+
+    /** The evicting window keeps the records themselves, and only its last half second. */
+    private static final Duration KEPT = Duration.ofMillis(500);
 
     private MigrationShapes() {}
 
@@ -123,6 +138,17 @@ public final class MigrationShapes {
                             .equalTo(BY_KEY)
                             .window(tumbling)
                             .apply(new CountBothSides(), Types.STRING));
+            keyed.add(
+                    RhinoStreams.keyBy(events, BY_KEY, options("session", keyGroups))
+                            .window(EventTimeSessionWindows.withGap(SESSION_GAP))
+                            .aggregate(
+                                    new TestPipelines.SumAndCount(),
+                                    new TestPipelines.EmitWindow("session")));
+            keyed.add(
+                    RhinoStreams.keyBy(events, BY_KEY, options("evicting", keyGroups))
+                            .window(tumbling)
+                            .evictor(TimeEvictor.of(KEPT))
+                            .process(new SumOfKept()));
         } else {
             keyed.add(
                     events.keyBy(BY_KEY)
@@ -143,6 +169,17 @@ public final class MigrationShapes {
                             .equalTo(BY_KEY)
                             .window(tumbling)
                             .apply(new CountBothSides(), Types.STRING));
+            keyed.add(
+                    events.keyBy(BY_KEY)
+                            .window(EventTimeSessionWindows.withGap(SESSION_GAP))
+                            .aggregate(
+                                    new TestPipelines.SumAndCount(),
+                                    new TestPipelines.EmitWindow("session")));
+            keyed.add(
+                    events.keyBy(BY_KEY)
+                            .window(tumbling)
+                            .evictor(TimeEvictor.of(KEPT))
+                            .process(new SumOfKept()));
         }
         for (int i = 0; i < keyed.size(); i++) {
             keyed.get(i).uid(KEYED_UIDS.get(i));
@@ -150,7 +187,11 @@ public final class MigrationShapes {
                 keyed.get(i).setMaxParallelism(keyGroups);
             }
         }
-        return keyed.get(0).union(keyed.get(1), keyed.get(2), keyed.get(3));
+        DataStream<String> all = keyed.get(0);
+        for (DataStream<String> next : keyed.subList(1, keyed.size())) {
+            all = all.union(next);
+        }
+        return all;
     }
 
     /** Event-time timers of run {@code runId} restored from a savepoint that fired so far. */
@@ -294,6 +335,36 @@ public final class MigrationShapes {
             firedBuckets.update(firedBefore + 1);
             out.collect(
                     "event|" + ctx.getCurrentKey() + "|" + bucket + "=" + sum + "|" + firedBefore);
+        }
+    }
+
+    /**
+     * Emits {@code evicting|key|window start=count|sum} of the records the evictor kept: a set that
+     * does not depend on the order the records arrived in.
+     */
+    public static final class SumOfKept
+            extends ProcessWindowFunction<Tuple3<Long, Long, Long>, String, Long, TimeWindow> {
+        @Override
+        public void process(
+                Long key,
+                Context context,
+                Iterable<Tuple3<Long, Long, Long>> kept,
+                Collector<String> out) {
+            long count = 0;
+            long sum = 0;
+            for (Tuple3<Long, Long, Long> event : kept) {
+                count++;
+                sum += event.f2;
+            }
+            out.collect(
+                    "evicting|"
+                            + key
+                            + "|"
+                            + context.window().getStart()
+                            + "="
+                            + count
+                            + "|"
+                            + sum);
         }
     }
 

@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.cluster.ProcessCluster;
+import io.rhino.flink.testjobs.FileReleasedRate;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.SkewedEvents;
 import java.nio.file.Path;
@@ -26,7 +27,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.core.execution.JobClient;
@@ -34,9 +34,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 
 /**
- * The process-cluster tests' job: counts per key of skewed events at a fixed rate on a Rhino
- * operator, written by a file sink that commits on checkpoints (so the committed lines are
- * exactly-once across failures), and plain Flink's output of the same events as the reference.
+ * The process-cluster tests' job: counts per key of skewed events at a fixed rate (until the test
+ * {@linkplain #releaseInput releases} the rest of the input) on a Rhino operator, written by a file
+ * sink that commits on checkpoints (so the committed lines are exactly-once across failures), and
+ * plain Flink's output of the same events as the reference.
  */
 record FileCountsJob(
         String operator,
@@ -73,7 +74,10 @@ record FileCountsJob(
         env.setParallelism(parallelism);
         RhinoStreams.keyBy(
                         SkewedEvents.stream(
-                                env, events, keys, RateLimiterStrategy.perSecond(perSecond)),
+                                env,
+                                events,
+                                keys,
+                                new FileReleasedRate(inputReleaseMarker(output), perSecond)),
                         new ShapeFunctions.ByKey(),
                         RhinoKeyedStreamOptions.builder(operator).vnodes(vnodes).build())
                 .process(function())
@@ -84,6 +88,19 @@ record FileCountsJob(
                                 .withRollingPolicy(OnCheckpointRollingPolicy.build())
                                 .build());
         return env.executeAsync(jobName);
+    }
+
+    /**
+     * Lets the rest of the input of the job writing under {@code output} go at full speed: a test
+     * calls it once its checks of the running job are done, so the job ends without reading on at
+     * the test's rate.
+     */
+    static void releaseInput(Path output) {
+        FileReleasedRate.release(inputReleaseMarker(output));
+    }
+
+    private static Path inputReleaseMarker(Path output) {
+        return output.resolveSibling(output.getFileName() + ".input-released");
     }
 
     /** Plain Flink's output lines for the same events. */

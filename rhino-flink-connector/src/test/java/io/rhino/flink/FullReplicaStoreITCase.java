@@ -131,6 +131,7 @@ class FullReplicaStoreITCase {
                 long again = awaitBackInTheChains(cluster, operator, jobId);
                 LOG.info("The freed replica disk holds replicas again as of checkpoint {}", again);
 
+                FileCountsJob.releaseInput(output);
                 FileCountsJob.awaitFinished(cluster, jobId, Duration.ofSeconds(300));
                 assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                         .as("committed output lines with a full replica disk vs plain Flink")

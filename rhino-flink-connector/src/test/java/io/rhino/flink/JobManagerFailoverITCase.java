@@ -123,6 +123,7 @@ class JobManagerFailoverITCase {
             awaitRestoredWithoutDownload(operator, localRecovery);
             operator.moveBetweenTaskManagers(random, 3, "after");
 
+            FileCountsJob.releaseInput(output);
             FileCountsJob.awaitFinished(cluster, jobId, Duration.ofSeconds(300));
             assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as(

@@ -190,6 +190,7 @@ class NetworkBedFaultsITCase {
         assertThat(disks.liveCorruptedFiles())
                 .as("corrupted replica files after %s", fault)
                 .isEmpty();
+        FileCountsJob.releaseInput(output);
         client.getJobExecutionResult().get(10, TimeUnit.MINUTES);
         assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                 .as("committed output after %s vs plain Flink", fault)

@@ -121,6 +121,7 @@ class NetworkBedITCase {
                 operator.awaitRunning(-1, Duration.ofSeconds(180));
             }
 
+            FileCountsJob.releaseInput(output);
             client.getJobExecutionResult().get(5, TimeUnit.MINUTES);
             assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as("committed output on the bed after a move and a kill vs plain Flink")

@@ -146,6 +146,7 @@ class ReplicationTlsITCase {
             assertThat(Files.readString(taskManagerLog(cluster, victim))).contains("(mutual TLS)");
 
             operator.moveBetweenTaskManagers(random, 2, "after");
+            FileCountsJob.releaseInput(output);
             job.getJobExecutionResult().get(240, TimeUnit.SECONDS);
             assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                     .as(

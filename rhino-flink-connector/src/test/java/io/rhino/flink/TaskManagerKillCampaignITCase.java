@@ -185,6 +185,7 @@ class TaskManagerKillCampaignITCase {
                     history.add("job " + jobs + ": " + moment + " killed " + victims);
                     killedInJob += victims.size();
                 }
+                FileCountsJob.releaseInput(output);
                 client.getJobExecutionResult().get(20, TimeUnit.MINUTES);
                 assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
                         .as(

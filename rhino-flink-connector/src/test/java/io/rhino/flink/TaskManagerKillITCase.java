@@ -68,10 +68,10 @@ class TaskManagerKillITCase {
     private static final int PARALLELISM = 3;
     private static final int VNODES = 12;
     private static final int KEYS = 2_000;
-    // 60 s of input: the job must still be reading when the checks after the kill ask Rhino's
-    // REST API, which goes with the job; with 30 s, a slow machine's checks before the kill
-    // (35-45 s) let the job finish right after its post-kill checkpoints
-    private static final long EVENTS = 180_000;
+    // up to 120 s of input, released once the checks are done: the job must still be reading when
+    // the checks after the kill ask Rhino's REST API, which goes with the job (a slow machine's
+    // checks before the kill took 35-45 s)
+    private static final long EVENTS = 360_000;
     private static final double EVENTS_PER_SECOND = 3_000;
     private static final String TLS_PASSWORD = "tm-kill-it-password";
 
@@ -163,6 +163,7 @@ class TaskManagerKillITCase {
             awaitReplicaStoreMetrics(cluster);
             operator.moveBetweenTaskManagers(random, 3, "after");
 
+            FileCountsJob.releaseInput(output);
             job.getJobExecutionResult().get(300, TimeUnit.SECONDS);
             assertThat(cluster.isAlive(victim)).isFalse();
             // The file sink commits on checkpoints: across the crash every record is in the

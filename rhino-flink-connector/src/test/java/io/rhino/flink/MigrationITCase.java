@@ -225,7 +225,7 @@ class MigrationITCase {
      * Flink's.
      */
     @ParameterizedTest(name = "windows, timers, joins from keyBy on {0}")
-    @ValueSource(strings = {"rocksdb", "rocksdb-heap-timers", "hashmap"})
+    @ValueSource(strings = {"rocksdb", "rocksdb-native", "rocksdb-heap-timers", "hashmap"})
     void windowsTimersAndJoinsContinueInRhino(
             String flinkBackend, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         if (flinkBackend.equals("hashmap")) {
@@ -236,8 +236,16 @@ class MigrationITCase {
 
         StreamExecutionEnvironment before = shapesEnvironment(flinkBackend(flinkBackend), 2, null);
         shapes(before, Mode.PLAIN, 0, runId);
+        // rocksdb-native: Flink's incremental RocksDB files restore into the vnodes' instances
         String savepoint =
-                stopMidStream(before.executeAsync("shapes-keyBy"), runId, reference, miniCluster);
+                stopMidStream(
+                        before.executeAsync("shapes-keyBy"),
+                        runId,
+                        reference,
+                        miniCluster,
+                        flinkBackend.equals("rocksdb-native")
+                                ? SavepointFormatType.NATIVE
+                                : SavepointFormatType.CANONICAL);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
 
         StreamExecutionEnvironment after =
@@ -285,7 +293,8 @@ class MigrationITCase {
         }
         int keyGroups = managers.get(0).routingTable().layout().numKeyGroups();
         HeldEvents.resume(runId);
-        String savepoint = stopMidStream(rhino, runId, reference, miniCluster);
+        String savepoint =
+                stopMidStream(rhino, runId, reference, miniCluster, SavepointFormatType.CANONICAL);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
 
         Configuration plain = flinkBackend(flinkBackend);
@@ -322,13 +331,19 @@ class MigrationITCase {
     }
 
     /**
-     * Flink's {@code rocksdb} or {@code hashmap} backend, or RocksDB keeping its timers on heap.
+     * Flink's {@code rocksdb} or {@code hashmap} backend, RocksDB keeping its timers on heap, or
+     * RocksDB with incremental checkpoints, whose native savepoints hold its files.
      */
     private static Configuration flinkBackend(String name) {
         Configuration config = RhinoClusters.jobConfig(Mode.PLAIN);
         if (name.equals("rocksdb-heap-timers")) {
             config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
             config.set(RocksDBOptions.TIMER_SERVICE_FACTORY, PriorityQueueStateType.HEAP);
+        } else if (name.equals("rocksdb-native")) {
+            config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+            config.set(
+                    org.apache.flink.configuration.CheckpointingOptions.INCREMENTAL_CHECKPOINTS,
+                    true);
         } else {
             config.set(StateBackendOptions.STATE_BACKEND, name);
         }
@@ -348,12 +363,16 @@ class MigrationITCase {
     }
 
     /**
-     * Stops the job with a canonical savepoint, its input held, soon after its first event-time
-     * timer line: windows are open, event-time and processing-time timers pending (the latter
-     * registered by the input's first half), and the input far from its end.
+     * Stops the job with a savepoint of {@code format}, its input held, soon after its first
+     * event-time timer line: windows are open, event-time and processing-time timers pending (the
+     * latter registered by the input's first half), and the input far from its end.
      */
     private String stopMidStream(
-            JobClient job, String runId, List<String> reference, MiniCluster miniCluster)
+            JobClient job,
+            String runId,
+            List<String> reference,
+            MiniCluster miniCluster,
+            SavepointFormatType format)
             throws Exception {
         // a savepoint needs every task running: the first output does not mean they all are
         CommonTestUtils.waitForAllTaskRunning(miniCluster, job.getJobID(), false);
@@ -363,10 +382,7 @@ class MigrationITCase {
         String savepoint;
         try {
             savepoint =
-                    job.stopWithSavepoint(
-                                    false,
-                                    savepoints.toUri().toString(),
-                                    SavepointFormatType.CANONICAL)
+                    job.stopWithSavepoint(false, savepoints.toUri().toString(), format)
                             .get(60, TimeUnit.SECONDS);
         } finally {
             HeldEvents.resume(runId); // the restored job reads the same run's input

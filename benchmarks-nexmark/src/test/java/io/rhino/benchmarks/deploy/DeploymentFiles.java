@@ -63,9 +63,14 @@ final class DeploymentFiles {
         return tag;
     }
 
-    /** The Flink version on the build's class path, e.g. 2.2.1. */
+    /**
+     * The Flink version the images and manifests ship: the one on the build's class path (e.g.
+     * 2.2.1), unless a build against another Flink ({@code -Pflink-2.3}) names the version they
+     * still ship in {@code rhino.images.flink-version}.
+     */
     static String flinkVersion() {
-        return EnvironmentInformation.getVersion();
+        return System.getProperty(
+                "rhino.images.flink-version", EnvironmentInformation.getVersion());
     }
 
     /**

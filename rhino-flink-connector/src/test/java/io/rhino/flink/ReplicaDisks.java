@@ -26,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -56,8 +57,24 @@ final class ReplicaDisks {
         return found;
     }
 
-    /** Partial ({@code .part-N}) files in live stores. */
-    List<Path> livePartialFiles() throws IOException {
+    /**
+     * Partial ({@code .part-N}) files in live stores that are still there after {@code linger}: a
+     * stream names its partial file once ({@code N} counts the store's streams), so one seen twice
+     * belongs to a stream that lasted at least that long. The job's periodic checkpoints keep
+     * replicating meanwhile, and their rounds' partial files (a round takes well under a second
+     * here) are not left behind.
+     */
+    List<Path> lingeringPartialFiles(Duration linger) throws IOException, InterruptedException {
+        List<Path> before = livePartialFiles();
+        if (before.isEmpty()) {
+            return before;
+        }
+        Thread.sleep(linger.toMillis());
+        List<Path> after = livePartialFiles();
+        return before.stream().filter(after::contains).toList();
+    }
+
+    private List<Path> livePartialFiles() throws IOException {
         List<Path> found = new ArrayList<>();
         for (Path store : liveStores()) {
             regularFiles(store).stream()

@@ -246,11 +246,13 @@ public final class ThroughputBenchmark {
         JobID jobId = cluster.submit(EmbeddedCluster.jobGraph(env));
         JobResult result = cluster.awaitResult(jobId, Duration.ofHours(2));
         double wallSeconds = (System.nanoTime() - submitted) / 1e9;
-        // isSuccess, not the status: Flink 2.3 replaced JobResult's application status by a job
-        // status.
+        // isSuccess and the cluster's job status: JobResult's status accessor differs between
+        // Flink 2.2 and 2.3
         if (!result.isSuccess()) {
             throw new IllegalStateException(
-                    sut.label() + " job did not finish successfully",
+                    sut.label()
+                            + " job ended as "
+                            + cluster.miniCluster().getJobStatus(jobId).get(),
                     result.getSerializedThrowable()
                             .map(
                                     t ->

@@ -139,10 +139,9 @@ final class LifecycleDriver {
     /** How the current run ended: its status, and the failure cause if it failed. */
     String describeEnd() throws Exception {
         JobResult result = cluster.requestJobResult(job).get(60, TimeUnit.SECONDS);
-        // isSuccess, not the status: Flink 2.3 replaced JobResult's application status by a job
-        // status.
+        // the cluster's job status: JobResult's status accessor differs between Flink 2.2 and 2.3
         return "run ended "
-                + (result.isSuccess() ? "successfully" : "unsuccessfully")
+                + cluster.getJobStatus(job).get(60, TimeUnit.SECONDS)
                 + result.getSerializedThrowable()
                         .map(t -> ": " + ExceptionUtils.stringifyException(t))
                         .orElse("");

@@ -177,7 +177,7 @@ class OperatorsSharingATaskManagerTest {
     /** Waits until the backend's export of {@link #VNODE} for a peer exists. */
     private static void awaitExportOf(VnodeKeyedStateBackend<Long> origin) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (entriesWhileWritten(origin.transferDirectory().toPath()).stream()
+        while (entriesUnder(origin.transferDirectory().toPath()).stream()
                 .noneMatch(path -> path.getFileName().toString().endsWith("-peer"))) {
             assertThat(System.nanoTime()).as("operator a's export started").isLessThan(deadline);
             Thread.sleep(5);
@@ -193,27 +193,17 @@ class OperatorsSharingATaskManagerTest {
         return service;
     }
 
-    /**
-     * The entries under a directory that RocksDB is writing into: a file it renames or deletes
-     * during the walk makes the walk fail, and the next poll walks again.
-     */
-    private static List<Path> entriesWhileWritten(Path directory) throws IOException {
-        try {
-            return entriesUnder(directory);
-        } catch (UncheckedIOException vanishedDuringTheWalk) {
-            if (vanishedDuringTheWalk.getCause() instanceof NoSuchFileException) {
-                return List.of();
-            }
-            throw vanishedDuringTheWalk;
-        }
-    }
-
     private static List<Path> entriesUnder(Path directory) throws IOException {
         if (!Files.exists(directory)) {
             return List.of();
         }
         try (Stream<Path> paths = Files.walk(directory)) {
             return paths.filter(path -> !path.equals(directory)).toList();
+        } catch (UncheckedIOException e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                return entriesUnder(directory); // RocksDB renamed a file during the walk: again
+            }
+            throw e;
         }
     }
 

@@ -38,19 +38,19 @@ import org.apache.flink.configuration.Configuration;
  * namespaces are not available. {@code -Drhino.netbed.keep-logs=<dir>} keeps the processes'
  * directories and logs there.
  */
-final class BedCluster implements AutoCloseable {
+public final class BedCluster implements AutoCloseable {
 
-    static final int TASK_MANAGERS = 3;
-    static final String JOB_MANAGER = "jm";
-    static final String STORAGE = "hdfs";
-    static final int REPLICATION_PORT = 50100;
+    public static final int TASK_MANAGERS = 3;
+    public static final String JOB_MANAGER = "jm";
+    public static final String STORAGE = "hdfs";
+    public static final int REPLICATION_PORT = 50100;
 
     /**
      * Rhino's REST port on the JobManager's host. A port found free on the test's machine may be
      * taken there (by an outgoing connection's local port): Rhino's default, below the ephemeral
      * range, is not.
      */
-    static final int RHINO_REST_PORT = 8082;
+    public static final int RHINO_REST_PORT = 8082;
 
     final NetworkBed bed;
     final BedHdfs hdfs;
@@ -63,13 +63,13 @@ final class BedCluster implements AutoCloseable {
     }
 
     /** Skips the test, with the reason, where no bed can be made. */
-    static void assumeAvailable() {
+    public static void assumeAvailable() {
         Optional<String> why = NetworkBed.unavailable();
         assumeTrue(why.isEmpty(), () -> "No network bed here: " + why.orElseThrow());
     }
 
     /** The bed's name of TaskManager {@code index}'s host. */
-    static String taskManager(int index) {
+    public static String taskManager(int index) {
         return "tm" + index;
     }
 
@@ -83,7 +83,7 @@ final class BedCluster implements AutoCloseable {
     }
 
     /** Brings the bed, HDFS and the cluster up (and down again if any of them fails). */
-    static BedCluster start(
+    public static BedCluster start(
             Path directory, Configuration common, BiConsumer<Integer, Configuration> perTaskManager)
             throws Exception {
         assumeAvailable();
@@ -141,11 +141,27 @@ final class BedCluster implements AutoCloseable {
     }
 
     /** Peer replication with {@code factor} copies, replicas kept {@code retention} after a job. */
-    static Configuration withReplication(Configuration config, int factor, Duration retention) {
+    public static Configuration withReplication(
+            Configuration config, int factor, Duration retention) {
         config.set(RhinoOptions.REPLICATION_MODE, "peers");
         config.set(RhinoOptions.REPLICATION_FACTOR, factor);
         config.set(RhinoOptions.REPLICATION_RETAIN_AFTER_TASKS, retention);
         return config;
+    }
+
+    /** The bed: its hosts, links and their byte counters. */
+    public NetworkBed bed() {
+        return bed;
+    }
+
+    /** The checkpoint storage: HDFS on its own host. */
+    public BedHdfs hdfs() {
+        return hdfs;
+    }
+
+    /** The Flink cluster: the JobManager and the TaskManagers, each on its host. */
+    public ProcessCluster cluster() {
+        return cluster;
     }
 
     /** The index of TaskManager's host {@code name} (tm0, tm1, ...). */

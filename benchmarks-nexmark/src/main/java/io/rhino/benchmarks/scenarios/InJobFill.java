@@ -14,22 +14,15 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import io.rhino.benchmarks.nexmark.generator.EventKind;
 import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
-import io.rhino.benchmarks.nexmark.generator.NexmarkGenerator;
 import io.rhino.benchmarks.nexmark.model.Auction;
-import io.rhino.benchmarks.nexmark.model.AuctionSerializer;
 import io.rhino.benchmarks.nexmark.model.NexmarkTypeInfo;
 import io.rhino.benchmarks.nexmark.model.Person;
-import io.rhino.benchmarks.nexmark.model.PersonSerializer;
 import io.rhino.benchmarks.nexmark.queries.EventTimeWatermarks;
 import io.rhino.benchmarks.nexmark.queries.FillRecords;
 import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
 import java.time.Duration;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -53,9 +46,9 @@ final class InJobFill {
     private static final long STATE_BYTES_PER_RECORD = 200;
 
     /** Persons : auctions : bids of the fill. */
-    private static final int PERSONS = 1;
+    private static final int PERSONS = NthEvent.PERSONS_PER_CYCLE;
 
-    private static final int AUCTIONS = 3;
+    private static final int AUCTIONS = NthEvent.AUCTIONS_PER_CYCLE;
 
     private InJobFill() {}
 
@@ -73,7 +66,9 @@ final class InJobFill {
         DataStream<Person> fillPersons =
                 env.fromSource(
                                 new DataGeneratorSource<>(
-                                        new PersonFill(config), persons, NexmarkTypeInfo.PERSON),
+                                        NthEvent.persons(config, NthEvent.Treatment.FILL),
+                                        persons,
+                                        NexmarkTypeInfo.PERSON),
                                 EventTimeWatermarks.persons(outOfOrderness),
                                 SOURCE_PREFIX + "persons")
                         .uid(SOURCE_PREFIX + "persons")
@@ -81,100 +76,14 @@ final class InJobFill {
         DataStream<Auction> fillAuctions =
                 env.fromSource(
                                 new DataGeneratorSource<>(
-                                        new AuctionFill(config), auctions, NexmarkTypeInfo.AUCTION),
+                                        NthEvent.auctions(config, NthEvent.Treatment.FILL),
+                                        auctions,
+                                        NexmarkTypeInfo.AUCTION),
                                 EventTimeWatermarks.auctions(outOfOrderness),
                                 SOURCE_PREFIX + "auctions")
                         .uid(SOURCE_PREFIX + "auctions")
                         .setParallelism(1);
         return new NexmarkStreams(
                 in.persons().union(fillPersons), in.auctions().union(fillAuctions), in.bids());
-    }
-
-    /**
-     * Emits the n-th {@code kind} event of a generator as a fresh object: the generator reuses one
-     * instance per kind, so each record is copied with its serializer.
-     */
-    private abstract static class FillFunction<T> implements GeneratorFunction<Long, T> {
-        private static final long serialVersionUID = 1L;
-        final GeneratorConfig config;
-        private final EventKind kind;
-        private transient NexmarkGenerator generator;
-        private transient TypeSerializer<T> copier;
-
-        FillFunction(GeneratorConfig config, EventKind kind) {
-            this.config = config;
-            this.kind = kind;
-        }
-
-        /** The generator index of the n-th event of this kind. */
-        abstract long indexOf(long n);
-
-        abstract T current(NexmarkGenerator generator);
-
-        abstract TypeSerializer<T> newCopier();
-
-        @Override
-        public void open(SourceReaderContext readerContext) {
-            generator = new NexmarkGenerator(config);
-            copier = newCopier();
-        }
-
-        @Override
-        public T map(Long n) {
-            EventKind generated = generator.generate(indexOf(n));
-            if (generated != kind) {
-                throw new IllegalStateException(
-                        "fill " + kind + " " + n + " came out as a " + generated);
-            }
-            return copier.copy(current(generator));
-        }
-    }
-
-    /** Person j of the fill is the first event of cycle j. */
-    private static final class PersonFill extends FillFunction<Person> {
-        private static final long serialVersionUID = 1L;
-
-        PersonFill(GeneratorConfig config) {
-            super(config, EventKind.PERSON);
-        }
-
-        @Override
-        long indexOf(long j) {
-            return j * config.cycle();
-        }
-
-        @Override
-        Person current(NexmarkGenerator generator) {
-            return FillRecords.mark(generator.person());
-        }
-
-        @Override
-        TypeSerializer<Person> newCopier() {
-            return new PersonSerializer();
-        }
-    }
-
-    /** Auction k of the fill is the (k mod 3)-th auction of cycle k / 3. */
-    private static final class AuctionFill extends FillFunction<Auction> {
-        private static final long serialVersionUID = 1L;
-
-        AuctionFill(GeneratorConfig config) {
-            super(config, EventKind.AUCTION);
-        }
-
-        @Override
-        long indexOf(long k) {
-            return k / AUCTIONS * config.cycle() + PERSONS + k % AUCTIONS;
-        }
-
-        @Override
-        Auction current(NexmarkGenerator generator) {
-            return FillRecords.mark(generator.auction());
-        }
-
-        @Override
-        TypeSerializer<Auction> newCopier() {
-            return new AuctionSerializer();
-        }
     }
 }

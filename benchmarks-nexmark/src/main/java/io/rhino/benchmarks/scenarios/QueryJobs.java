@@ -16,6 +16,7 @@ package io.rhino.benchmarks.scenarios;
 
 import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.harness.LatencyProbe;
+import io.rhino.benchmarks.harness.SpillingLatencyProbe;
 import io.rhino.benchmarks.harness.ThroughputProbe;
 import io.rhino.benchmarks.nexmark.generator.EventKind;
 import io.rhino.benchmarks.nexmark.kafka.NexmarkKafkaSources;
@@ -30,10 +31,12 @@ import io.rhino.benchmarks.nexmark.queries.Nbq8;
 import io.rhino.benchmarks.nexmark.queries.NbqX;
 import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
 import io.rhino.benchmarks.nexmark.queries.TimedResult;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -112,6 +115,40 @@ final class QueryJobs {
                                 OUT_OF_ORDERNESS,
                                 IDLENESS));
         in = probeInputs(in, workload.query(), runId);
+        probe(query(env, workload, keying, in), runId, null);
+        return EmbeddedCluster.jobGraph(env);
+    }
+
+    /**
+     * Adds NBQ8 on its input generated in the job ({@link PacedInput}: {@code eventsPerSecond}
+     * NEXMark events per second from {@code startMillis} on) to {@code env}, for a cluster of other
+     * processes: the latencies go to files under {@code latencyDirectory} ({@link
+     * SpillingLatencyProbe}); nothing is counted in this JVM.
+     */
+    static void addPacedNbq8(
+            StreamExecutionEnvironment env,
+            NexmarkWorkload workload,
+            Keying keying,
+            long eventsPerSecond,
+            long startMillis,
+            Path latencyDirectory) {
+        if (!workload.query().equals("nbq8")) {
+            throw new IllegalArgumentException(
+                    "the paced input carries persons and auctions: NBQ8 only, not "
+                            + workload.query());
+        }
+        NexmarkStreams in =
+                PacedInput.streams(
+                        env, workload.generator(), eventsPerSecond, startMillis, OUT_OF_ORDERNESS);
+        probe(query(env, workload, keying, in), null, latencyDirectory);
+    }
+
+    /** The query of {@code workload} on {@code in}, with the in-job fill where it has one. */
+    private static DataStream<? extends TimedResult> query(
+            StreamExecutionEnvironment env,
+            NexmarkWorkload workload,
+            Keying keying,
+            NexmarkStreams in) {
         if (fillsInJob(workload)) {
             in =
                     InJobFill.addTo(
@@ -121,15 +158,12 @@ final class QueryJobs {
                             workload.stateSizeBytes(),
                             OUT_OF_ORDERNESS);
         }
-        DataStream<? extends TimedResult> out =
-                switch (workload.query()) {
-                    case "nbq5" -> Nbq5.build(in, keying, NBQ5_SIZE, NBQ5_SLIDE).hottest();
-                    case "nbq8" -> Nbq8.buildEarlyFiring(in, keying, workload.nbq8Window());
-                    case "nbqx" -> NbqX.build(in, keying, NBQX_GAPS, NBQX_TUMBLING);
-                    default -> throw new IllegalArgumentException(workload.query());
-                };
-        probe(out, runId);
-        return EmbeddedCluster.jobGraph(env);
+        return switch (workload.query()) {
+            case "nbq5" -> Nbq5.build(in, keying, NBQ5_SIZE, NBQ5_SLIDE).hottest();
+            case "nbq8" -> Nbq8.buildEarlyFiring(in, keying, workload.nbq8Window());
+            case "nbqx" -> NbqX.build(in, keying, NBQX_GAPS, NBQX_TUMBLING);
+            default -> throw new IllegalArgumentException(workload.query());
+        };
     }
 
     /** NBQ8 fills its state from generators inside the job ({@link InJobFill}). */
@@ -180,8 +214,17 @@ final class QueryJobs {
                 .setParallelism(input.getParallelism());
     }
 
-    private static <T extends TimedResult> void probe(DataStream<T> out, String runId) {
-        out.map(new LatencyProbe<T>(runId, TimedResult::newestCreation))
+    /**
+     * The latency probe and a discarding sink after {@code out}: into the run's recorder in this
+     * JVM, or into files under {@code spillDirectory} where that is set.
+     */
+    private static <T extends TimedResult> void probe(
+            DataStream<T> out, String runId, Path spillDirectory) {
+        MapFunction<T, T> probe =
+                spillDirectory == null
+                        ? new LatencyProbe<T>(runId, TimedResult::newestCreation)
+                        : new SpillingLatencyProbe<T>(spillDirectory, TimedResult::newestCreation);
+        out.map(probe)
                 .returns(out.getType())
                 .name("latency-probe")
                 .uid("latency-probe")

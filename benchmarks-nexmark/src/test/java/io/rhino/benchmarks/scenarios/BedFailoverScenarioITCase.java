@@ -1,0 +1,224 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.rhino.benchmarks.harness.LatencyPlot;
+import io.rhino.benchmarks.harness.LatencyReport;
+import io.rhino.benchmarks.harness.LatencyReport.SecondLatency;
+import io.rhino.benchmarks.harness.LatencyStats;
+import io.rhino.flink.BedCluster;
+import io.rhino.flink.cluster.LinkCounters;
+import io.rhino.flink.cluster.LinkShape;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.MemorySize;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The paper's failover comparison (Table 5.1, Figure 5.4) on the network bed: for each state size
+ * and system ({@link BedSystem}), a bed of its own (JobManager, three TaskManagers and HDFS each on
+ * a host with a shaped link), NBQ8 filled to the size, one TaskManager killed ({@link
+ * BedFailoverRun}). Prints the phases, writes {@code bed-failover-<size>.csv} (one row per system),
+ * {@code bed-failover-<size>-latency.csv} (per second around the kill) and {@code
+ * bed-failover-<size>.png} under {@code rhino.bed.out} (default {@code target/bed-failover}).
+ *
+ * <p>A benchmark, not a test of speed: it runs with {@code -Pbed-failover} (see docs/benchmarks.md)
+ * on an otherwise idle machine, and checks only that every system recovered and caught up.
+ * Properties: {@code rhino.bed.state-sizes} (default {@code 1g}), {@code rhino.bed.systems}
+ * (default all), {@code rhino.bed.events-per-second} (10000), {@code rhino.netbed.rate} and {@code
+ * rhino.netbed.delay} (the links, default 1 Gbit/s).
+ */
+class BedFailoverScenarioITCase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BedFailoverScenarioITCase.class);
+
+    /** Seconds of the latency series kept before the kill. */
+    private static final int SECONDS_BEFORE_KILL = 20;
+
+    @TempDir Path directory;
+
+    @Test
+    @Timeout(value = 12, unit = TimeUnit.HOURS)
+    void everySystemRecoversFromAKilledTaskManager() throws Exception {
+        assumeTrue(
+                Boolean.getBoolean("rhino.bed.failover"),
+                "the failover benchmark on the network bed runs with -Pbed-failover");
+        BedCluster.assumeAvailable();
+        Path out = Path.of(System.getProperty("rhino.bed.out", "target/bed-failover"));
+        Files.createDirectories(out);
+        List<BedSystem> systems =
+                Arrays.stream(
+                                System.getProperty(
+                                                "rhino.bed.systems",
+                                                "flink,flink-local,rhino-dfs,rhino,rhino-local")
+                                        .split(","))
+                        .map(BedSystem::named)
+                        .toList();
+        for (String size : System.getProperty("rhino.bed.state-sizes", "1g").split(",")) {
+            long bytes = MemorySize.parse(size.trim()).getBytes();
+            BedFailoverRun.Settings settings =
+                    new BedFailoverRun.Settings(
+                            bytes,
+                            Long.getLong("rhino.bed.events-per-second", 10_000),
+                            BedCluster.TASK_MANAGERS,
+                            4 * BedCluster.TASK_MANAGERS,
+                            Duration.ofSeconds(Long.getLong("rhino.bed.checkpoint-seconds", 10)),
+                            2,
+                            Duration.ofSeconds(20),
+                            System.getProperty("rhino.bed.taskmanager-memory", "3g"),
+                            System.getProperty("rhino.bed.managed-memory", "1g"),
+                            42);
+            List<BedFailoverRun.Result> results = new ArrayList<>();
+            for (BedSystem system : systems) {
+                Path runDirectory = directory.resolve(size.trim() + "-" + system.wireName());
+                BedFailoverRun.Result result =
+                        new BedFailoverRun(system, settings, runDirectory).run();
+                results.add(result);
+                // one run's files at a time: the disk holds a few copies of the largest state
+                org.apache.flink.util.FileUtils.deleteDirectory(runDirectory.toFile());
+                write(out, size.trim(), results);
+            }
+            LOG.info(
+                    "Failover on the network bed ({}), {} of state:\n{}",
+                    LinkShape.fromSystemProperties(),
+                    size,
+                    String.join("\n", table(results)));
+            for (BedFailoverRun.Result result : results) {
+                assertThat(result.phases())
+                        .as(result.system().wireName() + " recovered and caught up")
+                        .containsKey(BedFailoverRun.TOTAL);
+            }
+        }
+    }
+
+    private static void write(Path out, String size, List<BedFailoverRun.Result> results)
+            throws Exception {
+        Files.write(out.resolve("bed-failover-" + size + ".csv"), table(results));
+        List<String> seconds = new ArrayList<>();
+        seconds.add("system,second_since_kill,results,mean_ms,p50_ms,p99_ms,max_ms");
+        LatencyPlot plot =
+                new LatencyPlot("NBQ8 failover on the network bed, " + size + " of state")
+                        .timeAxisTitle("Seconds since the kill")
+                        .showP99(true)
+                        .addMarker("kill", 0);
+        for (BedFailoverRun.Result result : results) {
+            LatencyReport aligned = alignedAtKill(result);
+            plot.addSut(result.system().wireName(), aligned);
+            for (SecondLatency second : aligned.perSecond()) {
+                LatencyStats s = second.stats();
+                seconds.add(
+                        String.join(
+                                ",",
+                                result.system().wireName(),
+                                String.valueOf(second.second()),
+                                String.valueOf(s.count()),
+                                s.isEmpty() ? "" : String.format(Locale.ROOT, "%.1f", s.meanMs()),
+                                s.isEmpty() ? "" : String.valueOf(s.p50Ms()),
+                                s.isEmpty() ? "" : String.valueOf(s.p99Ms()),
+                                s.isEmpty() ? "" : String.valueOf(s.maxMs())));
+            }
+        }
+        Files.write(out.resolve("bed-failover-" + size + "-latency.csv"), seconds);
+        plot.writePng(out.resolve("bed-failover-" + size + ".png"));
+    }
+
+    /** The run's seconds counted from the kill, from {@link #SECONDS_BEFORE_KILL} before it on. */
+    private static LatencyReport alignedAtKill(BedFailoverRun.Result result) {
+        LatencyReport report = result.latency();
+        List<SecondLatency> seconds = new ArrayList<>();
+        for (SecondLatency second : report.perSecond()) {
+            long since = second.second() - result.killSecond();
+            if (since >= -SECONDS_BEFORE_KILL) {
+                seconds.add(new SecondLatency(since, second.stats()));
+            }
+        }
+        return new LatencyReport(
+                report.startMillis(),
+                seconds,
+                report.total(),
+                report.phases(),
+                report.phaseMarks());
+    }
+
+    /** The CSV: a header and one row per system. */
+    static List<String> table(List<BedFailoverRun.Result> results) {
+        List<String> lines = new ArrayList<>();
+        lines.add(
+                "system,checkpointed_bytes,detection_ms,scheduling_ms,restore_ms,first_result_ms,"
+                        + "catch_up_ms,total_ms,flink_max_download_ms,flink_max_restore_ms,"
+                        + "flink_restored_remote_bytes,flink_restored_local_disk_bytes,"
+                        + "storage_sent_bytes,taskmanagers_received_bytes,"
+                        + "restore_sources,max_latency_after_kill_ms");
+        for (BedFailoverRun.Result result : results) {
+            List<String> cells = new ArrayList<>();
+            cells.add(result.system().wireName());
+            cells.add(String.valueOf(result.checkpointedBytes()));
+            for (String phase :
+                    List.of(
+                            BedFailoverRun.DETECTION,
+                            BedFailoverRun.SCHEDULING,
+                            BedFailoverRun.RESTORE,
+                            BedFailoverRun.FIRST_RESULT,
+                            BedFailoverRun.CATCH_UP,
+                            BedFailoverRun.TOTAL)) {
+                Duration d = result.phases().get(phase);
+                cells.add(d == null ? "" : String.valueOf(d.toMillis()));
+            }
+            for (String attribute :
+                    List.of(
+                            "maxDownloadStateDurationMs",
+                            "maxRestoreStateDurationMs",
+                            "sumRestoredStateSizeBytes.REMOTE",
+                            "sumRestoredStateSizeBytes.LOCAL_DISK")) {
+                Double value = result.initialization().get(attribute);
+                cells.add(value == null ? "" : String.valueOf(value.longValue()));
+            }
+            LinkCounters storage = result.crossed().get(BedCluster.STORAGE);
+            cells.add(storage == null ? "" : String.valueOf(storage.sent()));
+            long received = 0;
+            for (int index = 0; index < BedCluster.TASK_MANAGERS; index++) {
+                LinkCounters link = result.crossed().get(BedCluster.taskManager(index));
+                received += link == null ? 0 : link.received();
+            }
+            cells.add(String.valueOf(received));
+            cells.add(
+                    result.restoreSources().entrySet().stream()
+                            .map(e -> e.getKey() + ":" + e.getValue())
+                            .reduce((a, b) -> a + " " + b)
+                            .orElse(""));
+            cells.add(
+                    String.valueOf(
+                            result.latency()
+                                    .phases()
+                                    .getOrDefault("failure", LatencyStats.EMPTY)
+                                    .maxMs()));
+            lines.add(String.join(",", cells));
+        }
+        return lines;
+    }
+}

@@ -1,0 +1,100 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package io.rhino.benchmarks.scenarios;
+
+import io.rhino.benchmarks.nexmark.queries.Variant;
+import io.rhino.flink.config.RhinoOptions;
+import io.rhino.flink.state.RhinoStateBackendFactory;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+
+/**
+ * The systems of the paper's failover comparison (Table 5.1) on the network bed, each with its
+ * checkpoints in HDFS on the storage host: Flink on RocksDB, with and without task-local recovery;
+ * Rhino restoring from the checkpoint storage as Flink does (the paper's RhinoDFS); Rhino with its
+ * checkpoints replicated to a peer TaskManager (factor 2), with and without local recovery.
+ */
+enum BedSystem {
+    FLINK(Variant.PLAIN, false, false),
+    FLINK_LOCAL(Variant.PLAIN, true, false),
+    RHINO_DFS(Variant.RHINO, false, false),
+    RHINO(Variant.RHINO, false, true),
+    RHINO_LOCAL(Variant.RHINO, true, true);
+
+    private final Variant variant;
+    private final boolean localRecovery;
+    private final boolean peerReplicas;
+
+    BedSystem(Variant variant, boolean localRecovery, boolean peerReplicas) {
+        this.variant = variant;
+        this.localRecovery = localRecovery;
+        this.peerReplicas = peerReplicas;
+    }
+
+    /** The name in figures and CSVs, e.g. {@code rhino-local}. */
+    String wireName() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** The system named {@code name} ({@link #wireName}). */
+    static BedSystem named(String name) {
+        return Arrays.stream(values())
+                .filter(system -> system.wireName().equals(name.trim()))
+                .findFirst()
+                .orElseThrow(
+                        () ->
+                                new IllegalArgumentException(
+                                        "no system "
+                                                + name
+                                                + "; the systems are "
+                                                + Arrays.stream(values())
+                                                        .map(BedSystem::wireName)
+                                                        .collect(Collectors.joining(", "))));
+    }
+
+    Variant variant() {
+        return variant;
+    }
+
+    boolean rhino() {
+        return variant == Variant.RHINO;
+    }
+
+    /** Options of every process of the cluster: local recovery is the TaskManagers' too. */
+    Configuration clusterOptions(Configuration config) {
+        return localRecovery ? NexmarkSut.withLocalRecovery(config) : config;
+    }
+
+    /** The job's state backend and its recovery options. */
+    Configuration jobOptions(Configuration config) {
+        config.set(
+                StateBackendOptions.STATE_BACKEND,
+                rhino() ? RhinoStateBackendFactory.class.getName() : "rocksdb");
+        if (localRecovery) {
+            NexmarkSut.withLocalRecovery(config);
+        }
+        if (peerReplicas) {
+            // each TaskManager's replica directory is its own option (BedFailoverRun)
+            config.set(RhinoOptions.REPLICATION_MODE, "peers");
+            config.set(RhinoOptions.REPLICATION_FACTOR, 2);
+            config.set(RhinoOptions.REPLICATION_SECRET, UUID.randomUUID().toString());
+        }
+        return config;
+    }
+}

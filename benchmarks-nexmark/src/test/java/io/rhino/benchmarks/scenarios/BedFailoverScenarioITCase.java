@@ -123,6 +123,8 @@ class BedFailoverScenarioITCase {
         seconds.add("system,second_since_kill,results,mean_ms,p50_ms,p99_ms,max_ms");
         LatencyPlot plot =
                 new LatencyPlot("NBQ8 failover on the network bed, " + size + " of state")
+                        // five systems' legend entries side by side
+                        .size(1400, 600)
                         .timeAxisTitle("Seconds since the kill")
                         .showP99(true)
                         .addMarker("kill", 0);

@@ -28,23 +28,29 @@ import org.apache.flink.configuration.StateBackendOptions;
  * The systems of the paper's failover comparison (Table 5.1) on the network bed, each with its
  * checkpoints in HDFS on the storage host: Flink on RocksDB, with and without task-local recovery;
  * Rhino restoring from the checkpoint storage as Flink does (the paper's RhinoDFS); Rhino with its
- * checkpoints replicated to a peer TaskManager (factor 2), with and without local recovery.
+ * checkpoints replicated to a peer TaskManager (factor 2, the paper's), with and without local
+ * recovery; and with a copy on every TaskManager of the bed (factor 3), where a restarted subtask
+ * finds its replica wherever Flink places it.
  */
 enum BedSystem {
-    FLINK(Variant.PLAIN, false, false),
-    FLINK_LOCAL(Variant.PLAIN, true, false),
-    RHINO_DFS(Variant.RHINO, false, false),
-    RHINO(Variant.RHINO, false, true),
-    RHINO_LOCAL(Variant.RHINO, true, true);
+    FLINK(Variant.PLAIN, false, 1),
+    FLINK_LOCAL(Variant.PLAIN, true, 1),
+    RHINO_DFS(Variant.RHINO, false, 1),
+    RHINO(Variant.RHINO, false, 2),
+    RHINO_LOCAL(Variant.RHINO, true, 2),
+    RHINO_LOCAL_3_COPIES(Variant.RHINO, true, 3);
 
     private final Variant variant;
     private final boolean localRecovery;
-    private final boolean peerReplicas;
+    private final int copies;
 
-    BedSystem(Variant variant, boolean localRecovery, boolean peerReplicas) {
+    /**
+     * @param copies the replication factor: 1 for no peer replicas
+     */
+    BedSystem(Variant variant, boolean localRecovery, int copies) {
         this.variant = variant;
         this.localRecovery = localRecovery;
-        this.peerReplicas = peerReplicas;
+        this.copies = copies;
     }
 
     /** The name in figures and CSVs, e.g. {@code rhino-local}. */
@@ -89,10 +95,10 @@ enum BedSystem {
         if (localRecovery) {
             NexmarkSut.withLocalRecovery(config);
         }
-        if (peerReplicas) {
+        if (copies > 1) {
             // each TaskManager's replica directory is its own option (BedFailoverRun)
             config.set(RhinoOptions.REPLICATION_MODE, "peers");
-            config.set(RhinoOptions.REPLICATION_FACTOR, 2);
+            config.set(RhinoOptions.REPLICATION_FACTOR, copies);
             config.set(RhinoOptions.REPLICATION_SECRET, UUID.randomUUID().toString());
         }
         return config;

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * <p>A benchmark, not a test of speed: it runs with {@code -Pbed-failover} (see docs/benchmarks.md)
  * on an otherwise idle machine, and checks only that every system recovered and caught up.
  * Properties: {@code rhino.bed.state-sizes} (default {@code 1g}), {@code rhino.bed.systems}
- * (default all), {@code rhino.bed.events-per-second} (10000), {@code rhino.netbed.rate} and {@code
+ * (default the paper's five; {@code rhino-local-3-copies} too), {@code rhino.bed.events-per-second}
+ * (10000), {@code rhino.bed.checkpoint-seconds} (10), {@code rhino.netbed.rate} and {@code
  * rhino.netbed.delay} (the links, default 1 Gbit/s).
  */
 class BedFailoverScenarioITCase {

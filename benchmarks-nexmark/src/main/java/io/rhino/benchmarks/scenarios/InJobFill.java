@@ -16,13 +16,10 @@ package io.rhino.benchmarks.scenarios;
 
 import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
 import io.rhino.benchmarks.nexmark.model.Auction;
-import io.rhino.benchmarks.nexmark.model.NexmarkTypeInfo;
 import io.rhino.benchmarks.nexmark.model.Person;
-import io.rhino.benchmarks.nexmark.queries.EventTimeWatermarks;
 import io.rhino.benchmarks.nexmark.queries.FillRecords;
 import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
 import java.time.Duration;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -64,25 +61,21 @@ final class InJobFill {
         long persons = records * PERSONS / (PERSONS + AUCTIONS);
         long auctions = records - persons;
         DataStream<Person> fillPersons =
-                env.fromSource(
-                                new DataGeneratorSource<>(
-                                        NthEvent.persons(config, NthEvent.Treatment.FILL),
-                                        persons,
-                                        NexmarkTypeInfo.PERSON),
-                                EventTimeWatermarks.persons(outOfOrderness),
-                                SOURCE_PREFIX + "persons")
-                        .uid(SOURCE_PREFIX + "persons")
-                        .setParallelism(1);
+                NthEvent.personSource(
+                        env,
+                        config,
+                        NthEvent.Treatment.FILL,
+                        persons,
+                        outOfOrderness,
+                        SOURCE_PREFIX);
         DataStream<Auction> fillAuctions =
-                env.fromSource(
-                                new DataGeneratorSource<>(
-                                        NthEvent.auctions(config, NthEvent.Treatment.FILL),
-                                        auctions,
-                                        NexmarkTypeInfo.AUCTION),
-                                EventTimeWatermarks.auctions(outOfOrderness),
-                                SOURCE_PREFIX + "auctions")
-                        .uid(SOURCE_PREFIX + "auctions")
-                        .setParallelism(1);
+                NthEvent.auctionSource(
+                        env,
+                        config,
+                        NthEvent.Treatment.FILL,
+                        auctions,
+                        outOfOrderness,
+                        SOURCE_PREFIX);
         return new NexmarkStreams(
                 in.persons().union(fillPersons), in.auctions().union(fillAuctions), in.bids());
     }

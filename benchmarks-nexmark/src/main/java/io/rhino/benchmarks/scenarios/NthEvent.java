@@ -19,12 +19,20 @@ import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
 import io.rhino.benchmarks.nexmark.generator.NexmarkGenerator;
 import io.rhino.benchmarks.nexmark.model.Auction;
 import io.rhino.benchmarks.nexmark.model.AuctionSerializer;
+import io.rhino.benchmarks.nexmark.model.NexmarkTypeInfo;
 import io.rhino.benchmarks.nexmark.model.Person;
 import io.rhino.benchmarks.nexmark.model.PersonSerializer;
+import io.rhino.benchmarks.nexmark.queries.EventTimeWatermarks;
 import io.rhino.benchmarks.nexmark.queries.FillRecords;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * The n-th person or auction of a generator whose cycle starts with one person and three auctions
@@ -61,12 +69,53 @@ abstract class NthEvent<T> implements GeneratorFunction<Long, T> {
         this.treatment = treatment;
     }
 
-    static NthEvent<Person> persons(GeneratorConfig config, Treatment treatment) {
-        return new Persons(config, treatment);
+    /**
+     * A source (one subtask) of the first {@code count} persons of {@code config}, named and with
+     * the uid {@code prefix + "persons"}.
+     */
+    static DataStream<Person> personSource(
+            StreamExecutionEnvironment env,
+            GeneratorConfig config,
+            Treatment treatment,
+            long count,
+            Duration outOfOrderness,
+            String prefix) {
+        return source(
+                env,
+                new Persons(config, treatment),
+                count,
+                NexmarkTypeInfo.PERSON,
+                EventTimeWatermarks.persons(outOfOrderness),
+                prefix + "persons");
     }
 
-    static NthEvent<Auction> auctions(GeneratorConfig config, Treatment treatment) {
-        return new Auctions(config, treatment);
+    /** As {@link #personSource}, of auctions, named {@code prefix + "auctions"}. */
+    static DataStream<Auction> auctionSource(
+            StreamExecutionEnvironment env,
+            GeneratorConfig config,
+            Treatment treatment,
+            long count,
+            Duration outOfOrderness,
+            String prefix) {
+        return source(
+                env,
+                new Auctions(config, treatment),
+                count,
+                NexmarkTypeInfo.AUCTION,
+                EventTimeWatermarks.auctions(outOfOrderness),
+                prefix + "auctions");
+    }
+
+    private static <T> DataStream<T> source(
+            StreamExecutionEnvironment env,
+            NthEvent<T> function,
+            long count,
+            TypeInformation<T> type,
+            WatermarkStrategy<T> watermarks,
+            String name) {
+        return env.fromSource(new DataGeneratorSource<>(function, count, type), watermarks, name)
+                .uid(name)
+                .setParallelism(1);
     }
 
     /** The generator index of the n-th event of this kind. */

@@ -17,12 +17,9 @@ package io.rhino.benchmarks.scenarios;
 import io.rhino.benchmarks.nexmark.generator.EventTimestamps;
 import io.rhino.benchmarks.nexmark.generator.GeneratorConfig;
 import io.rhino.benchmarks.nexmark.model.Auction;
-import io.rhino.benchmarks.nexmark.model.NexmarkTypeInfo;
 import io.rhino.benchmarks.nexmark.model.Person;
-import io.rhino.benchmarks.nexmark.queries.EventTimeWatermarks;
 import io.rhino.benchmarks.nexmark.queries.NexmarkStreams;
 import java.time.Duration;
-import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
@@ -58,25 +55,21 @@ final class PacedInput {
         GeneratorConfig paced =
                 generator.withTimestamps(EventTimestamps.synthetic(startMillis, eventsPerSecond));
         DataStream<Person> persons =
-                env.fromSource(
-                                new DataGeneratorSource<>(
-                                        NthEvent.persons(paced, NthEvent.Treatment.PACED),
-                                        UNBOUNDED,
-                                        NexmarkTypeInfo.PERSON),
-                                EventTimeWatermarks.persons(outOfOrderness),
-                                SOURCE_PREFIX + "persons")
-                        .uid(SOURCE_PREFIX + "persons")
-                        .setParallelism(1);
+                NthEvent.personSource(
+                        env,
+                        paced,
+                        NthEvent.Treatment.PACED,
+                        UNBOUNDED,
+                        outOfOrderness,
+                        SOURCE_PREFIX);
         DataStream<Auction> auctions =
-                env.fromSource(
-                                new DataGeneratorSource<>(
-                                        NthEvent.auctions(paced, NthEvent.Treatment.PACED),
-                                        UNBOUNDED,
-                                        NexmarkTypeInfo.AUCTION),
-                                EventTimeWatermarks.auctions(outOfOrderness),
-                                SOURCE_PREFIX + "auctions")
-                        .uid(SOURCE_PREFIX + "auctions")
-                        .setParallelism(1);
+                NthEvent.auctionSource(
+                        env,
+                        paced,
+                        NthEvent.Treatment.PACED,
+                        UNBOUNDED,
+                        outOfOrderness,
+                        SOURCE_PREFIX);
         return new NexmarkStreams(persons, auctions, null);
     }
 }

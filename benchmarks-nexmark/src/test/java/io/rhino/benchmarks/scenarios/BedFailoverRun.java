@@ -17,26 +17,15 @@ package io.rhino.benchmarks.scenarios;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.benchmarks.harness.LatencyRecorder;
 import io.rhino.benchmarks.harness.LatencyReport;
-import io.rhino.benchmarks.harness.LatencySpillReader;
-import io.rhino.benchmarks.nexmark.generator.RateSchedule;
-import io.rhino.benchmarks.nexmark.queries.Keying;
 import io.rhino.benchmarks.nexmark.queries.Nbq8;
-import io.rhino.flink.BedCluster;
 import io.rhino.flink.cluster.LinkCounters;
 import io.rhino.flink.cluster.ProcessCluster;
-import io.rhino.flink.config.RhinoOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,53 +50,7 @@ final class BedFailoverRun {
     static final String CATCH_UP = "catch-up";
     static final String TOTAL = "kill until caught up";
 
-    /** The paper's recovery ends when the p99 latency is back under a second. */
-    static final Duration CAUGHT_UP_P99 = Duration.ofSeconds(1);
-
-    private static final Duration FILL_TIMEOUT = Duration.ofMinutes(90);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(20);
-
-    /**
-     * What every run shares.
-     *
-     * @param stateBytes state to fill before the failure
-     * @param eventsPerSecond NEXMark events per second of the paced input (NBQ8 reads 4 in 50)
-     * @param parallelism the join's subtasks, one per TaskManager
-     * @param vnodes Rhino's vnodes of the join
-     * @param checkpointInterval incremental checkpoints to HDFS
-     * @param checkpointsBefore completed checkpoints between the catch-up after the fill and the
-     *     kill
-     * @param after how long the latency is recorded after the catch-up (for the figure)
-     * @param taskManagerMemory each TaskManager's process size
-     * @param managedMemory each TaskManager's managed memory (RocksDB's)
-     */
-    record Settings(
-            long stateBytes,
-            long eventsPerSecond,
-            int parallelism,
-            int vnodes,
-            Duration checkpointInterval,
-            int checkpointsBefore,
-            Duration after,
-            String taskManagerMemory,
-            String managedMemory,
-            long seed) {
-
-        NexmarkWorkload workload() {
-            return new NexmarkWorkload(
-                    "nbq8",
-                    RateSchedule.max(),
-                    ScenarioSettings.generator(seed),
-                    1,
-                    1,
-                    parallelism,
-                    parallelism,
-                    vnodes,
-                    checkpointInterval,
-                    stateBytes,
-                    Duration.ofHours(12));
-        }
-    }
 
     /**
      * One run's figures.
@@ -130,72 +73,31 @@ final class BedFailoverRun {
             long killSecond) {}
 
     private final BedSystem system;
-    private final Settings settings;
+    private final BedNbq8.Settings settings;
     private final Path directory;
 
-    BedFailoverRun(BedSystem system, Settings settings, Path directory) {
+    BedFailoverRun(BedSystem system, BedNbq8.Settings settings, Path directory) {
         this.system = system;
         this.settings = settings;
         this.directory = directory;
     }
 
     Result run() throws Exception {
-        Path spans = directory.resolve("initializations.jsonl");
-        Configuration common = new Configuration();
-        common.setString("taskmanager.numberOfTaskSlots", "2");
-        common.setString("taskmanager.load-balance.mode", "SLOTS");
-        common.setString("taskmanager.memory.process.size", settings.taskManagerMemory());
-        common.setString("taskmanager.memory.managed.size", settings.managedMemory());
-        InitializationSpans.registerFile(common, spans);
-        // Flink's REST API serves a job's details from a cache refreshed this often (default 3 s):
-        // the tasks' states are polled through it
-        common.setString("web.refresh-interval", "100ms");
-        system.clusterOptions(common);
-        try (BedCluster hosts =
-                BedCluster.start(
-                        directory,
-                        common,
-                        (index, config) ->
-                                config.set(
-                                        RhinoOptions.REPLICATION_DIR,
-                                        directory.resolve("replicas-" + index).toString()))) {
-            LatencyRecorder latency = LatencyRecorder.startingNow();
-            try (LatencySpillReader reader =
-                    LatencySpillReader.start(directory.resolve("latencies"), latency)) {
-                return measure(hosts, latency, spans);
-            }
+        try (BedNbq8 bed = BedNbq8.start(system, settings, directory)) {
+            return measure(bed);
         }
     }
 
-    private Result measure(BedCluster hosts, LatencyRecorder latency, Path spans) throws Exception {
-        ProcessCluster cluster = hosts.cluster();
-        StreamExecutionEnvironment env = cluster.environment(jobConfig(hosts));
-        env.setParallelism(settings.parallelism());
-        NexmarkWorkload workload = settings.workload();
-        Keying keying = new Keying(system.variant(), settings.parallelism(), settings.vnodes());
-        QueryJobs.addPacedNbq8(
-                env,
-                workload,
-                keying,
-                settings.eventsPerSecond(),
-                System.currentTimeMillis(),
-                directory.resolve("latencies"));
-        JobClient client = env.executeAsync("nbq8-failover-" + system.wireName());
-        BedJob job = new BedJob(cluster, client.getJobID().toString());
-        job.awaitFill(InJobFill.SOURCE_PREFIX, system.wireName(), FILL_TIMEOUT);
-        Backlog.awaitCaughtUp(
-                system.wireName() + ": the backlog of the fill",
-                latency,
-                CAUGHT_UP_P99,
-                Duration.ofMinutes(15));
-        long completed = job.completedCheckpoints();
-        job.awaitCompletedCheckpoints(
-                completed + settings.checkpointsBefore(), Duration.ofMinutes(10));
-        long checkpointed = job.latestCheckpointStateSize();
+    private Result measure(BedNbq8 bed) throws Exception {
+        ProcessCluster cluster = bed.hosts().cluster();
+        LatencyRecorder latency = bed.latency();
+        BedJob job =
+                bed.submit(settings.parallelism(), settings.parallelism(), new Configuration());
+        long checkpointed = bed.awaitFilledAndSteady(job);
 
         String joinTask = job.taskName(Nbq8.JOIN_OPERATOR);
         int victim = job.taskManagerIndexOf(joinTask, 0);
-        Map<String, LinkCounters> before = hosts.bed().counters();
+        Map<String, LinkCounters> before = bed.hosts().bed().counters();
         long killed = System.currentTimeMillis();
         latency.markPhase("failure", killed);
         cluster.kill(victim);
@@ -212,18 +114,8 @@ final class BedFailoverRun {
         long baseline = latency.resultsSoFar();
         long firstResult = Deployment.awaitResultsBeyond(latency, baseline, RECOVERY_TIMEOUT);
         long caughtUp =
-                Backlog.awaitCaughtUp(
-                                system.wireName() + ": the records since the restored checkpoint",
-                                latency,
-                                CAUGHT_UP_P99,
-                                RECOVERY_TIMEOUT)
-                        .orElseThrow(
-                                () ->
-                                        new IllegalStateException(
-                                                system.wireName()
-                                                        + " did not catch up within "
-                                                        + RECOVERY_TIMEOUT));
-        Map<String, LinkCounters> crossed = difference(hosts.bed().counters(), before);
+                bed.awaitCaughtUp("the records since the restored checkpoint", RECOVERY_TIMEOUT);
+        Map<String, LinkCounters> crossed = bed.crossedSince(before);
 
         BedJob.TaskTimes join = job.taskTimes(joinTask);
         Map<String, Duration> phases = new LinkedHashMap<>();
@@ -234,13 +126,15 @@ final class BedFailoverRun {
         phases.put(CATCH_UP, millis(Math.max(0, caughtUp - firstResult)));
         phases.put(TOTAL, millis(caughtUp - killed));
         Map<String, Double> initialization =
-                InitializationSpans.readFile(spans).stream()
+                bed.initializations().stream()
                         .filter(report -> report.startMillis() >= killed)
                         .findFirst()
                         .map(InitializationSpans.Report::attributes)
                         .orElse(Map.of());
         Map<String, Integer> sources =
-                system.rhino() ? restoreSources(cluster, job.id(), Nbq8.JOIN_OPERATOR) : Map.of();
+                system.rhino()
+                        ? restoreSources(bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR))
+                        : Map.of();
         LOG.info(
                 "{}: recovered: {}; Flink's initialization report {}; restore sources {}; bytes"
                         + " across the links {}",
@@ -263,48 +157,13 @@ final class BedFailoverRun {
                 (killed - latency.startMillis()) / 1000);
     }
 
-    private Configuration jobConfig(BedCluster hosts) {
-        Configuration config = new Configuration();
-        config.set(PipelineOptions.GENERIC_TYPES, false);
-        config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, settings.checkpointInterval());
-        config.set(
-                CheckpointingOptions.CHECKPOINTS_DIRECTORY,
-                hosts.hdfs().uri() + "/" + system.wireName());
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
-        config.set(
-                RocksDBConfigurableOptions.MAX_BACKGROUND_THREADS,
-                NexmarkSut.ROCKSDB_BACKGROUND_JOBS);
-        config.set(RhinoOptions.REST_PORT, BedCluster.RHINO_REST_PORT);
-        config.set(RhinoOptions.REST_BIND_ADDRESS, hosts.cluster().jobManagerAddress());
-        return system.jobOptions(config);
-    }
-
-    /** Rhino's count of the join's vnodes by where their last restore took them from. */
-    private static Map<String, Integer> restoreSources(
-            ProcessCluster cluster, String jobId, String operator) throws Exception {
-        JsonNode view =
-                new JsonHttp(
-                                "http://"
-                                        + cluster.jobManagerAddress()
-                                        + ":"
-                                        + BedCluster.RHINO_REST_PORT)
-                        .get("/rhino/v1/jobs/" + jobId + "/operators/" + operator);
+    /** Rhino's count of an operator's vnodes by where their last restore took them from. */
+    private static Map<String, Integer> restoreSources(JsonNode operatorView) {
         Map<String, Integer> counts = new TreeMap<>();
-        for (JsonNode vnode : view.path("vnodes")) {
+        for (JsonNode vnode : operatorView.path("vnodes")) {
             counts.merge(vnode.path("restored-from").asText("none"), 1, Integer::sum);
         }
         return counts;
-    }
-
-    private static Map<String, LinkCounters> difference(
-            Map<String, LinkCounters> after, Map<String, LinkCounters> before) {
-        Map<String, LinkCounters> difference = new LinkedHashMap<>();
-        after.forEach((host, counters) -> difference.put(host, counters.minus(before.get(host))));
-        return difference;
     }
 
     private static Duration millis(long millis) {

@@ -17,9 +17,6 @@ package io.rhino.benchmarks.scenarios;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.rhino.benchmarks.harness.LatencyPlot;
-import io.rhino.benchmarks.harness.LatencyReport;
-import io.rhino.benchmarks.harness.LatencyReport.SecondLatency;
 import io.rhino.benchmarks.harness.LatencyStats;
 import io.rhino.flink.BedCluster;
 import io.rhino.flink.cluster.LinkCounters;
@@ -28,9 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
@@ -58,9 +53,6 @@ class BedFailoverScenarioITCase {
 
     private static final Logger LOG = LoggerFactory.getLogger(BedFailoverScenarioITCase.class);
 
-    /** Seconds of the latency series kept before the kill. */
-    private static final int SECONDS_BEFORE_KILL = 20;
-
     @TempDir Path directory;
 
     @Test
@@ -73,27 +65,10 @@ class BedFailoverScenarioITCase {
         Path out = Path.of(System.getProperty("rhino.bed.out", "target/bed-failover"));
         Files.createDirectories(out);
         List<BedSystem> systems =
-                Arrays.stream(
-                                System.getProperty(
-                                                "rhino.bed.systems",
-                                                "flink,flink-local,rhino-dfs,rhino,rhino-local")
-                                        .split(","))
-                        .map(BedSystem::named)
-                        .toList();
+                BedSystem.fromProperty("flink,flink-local,rhino-dfs,rhino,rhino-local");
         for (String size : System.getProperty("rhino.bed.state-sizes", "1g").split(",")) {
             long bytes = MemorySize.parse(size.trim()).getBytes();
-            BedFailoverRun.Settings settings =
-                    new BedFailoverRun.Settings(
-                            bytes,
-                            Long.getLong("rhino.bed.events-per-second", 10_000),
-                            BedCluster.TASK_MANAGERS,
-                            4 * BedCluster.TASK_MANAGERS,
-                            Duration.ofSeconds(Long.getLong("rhino.bed.checkpoint-seconds", 10)),
-                            2,
-                            Duration.ofSeconds(20),
-                            System.getProperty("rhino.bed.taskmanager-memory", "3g"),
-                            System.getProperty("rhino.bed.managed-memory", "1g"),
-                            42);
+            BedNbq8.Settings settings = BedNbq8.Settings.fromSystemProperties(bytes);
             List<BedFailoverRun.Result> results = new ArrayList<>();
             for (BedSystem system : systems) {
                 Path runDirectory = directory.resolve(size.trim() + "-" + system.wireName());
@@ -120,52 +95,17 @@ class BedFailoverScenarioITCase {
     private static void write(Path out, String size, List<BedFailoverRun.Result> results)
             throws Exception {
         Files.write(out.resolve("bed-failover-" + size + ".csv"), table(results));
-        List<String> seconds = new ArrayList<>();
-        seconds.add("system,second_since_kill,results,mean_ms,p50_ms,p99_ms,max_ms");
-        LatencyPlot plot =
-                new LatencyPlot("NBQ8 failover on the network bed, " + size + " of state")
-                        // five systems' legend entries side by side
-                        .size(1400, 600)
-                        .timeAxisTitle("Seconds since the kill")
-                        .showP99(true)
-                        .addMarker("kill", 0);
-        for (BedFailoverRun.Result result : results) {
-            LatencyReport aligned = alignedAtKill(result);
-            plot.addSut(result.system().wireName(), aligned);
-            for (SecondLatency second : aligned.perSecond()) {
-                LatencyStats s = second.stats();
-                seconds.add(
-                        String.join(
-                                ",",
-                                result.system().wireName(),
-                                String.valueOf(second.second()),
-                                String.valueOf(s.count()),
-                                s.isEmpty() ? "" : String.format(Locale.ROOT, "%.1f", s.meanMs()),
-                                s.isEmpty() ? "" : String.valueOf(s.p50Ms()),
-                                s.isEmpty() ? "" : String.valueOf(s.p99Ms()),
-                                s.isEmpty() ? "" : String.valueOf(s.maxMs())));
-            }
-        }
-        Files.write(out.resolve("bed-failover-" + size + "-latency.csv"), seconds);
-        plot.writePng(out.resolve("bed-failover-" + size + ".png"));
-    }
-
-    /** The run's seconds counted from the kill, from {@link #SECONDS_BEFORE_KILL} before it on. */
-    private static LatencyReport alignedAtKill(BedFailoverRun.Result result) {
-        LatencyReport report = result.latency();
-        List<SecondLatency> seconds = new ArrayList<>();
-        for (SecondLatency second : report.perSecond()) {
-            long since = second.second() - result.killSecond();
-            if (since >= -SECONDS_BEFORE_KILL) {
-                seconds.add(new SecondLatency(since, second.stats()));
-            }
-        }
-        return new LatencyReport(
-                report.startMillis(),
-                seconds,
-                report.total(),
-                report.phases(),
-                report.phaseMarks());
+        BedFigures.write(
+                out,
+                "bed-failover-" + size,
+                "NBQ8 failover on the network bed, " + size + " of state",
+                "kill",
+                results.stream()
+                        .map(
+                                r ->
+                                        new BedFigures.Series(
+                                                r.system().wireName(), r.latency(), r.killSecond()))
+                        .toList());
     }
 
     /** The CSV: a header and one row per system. */

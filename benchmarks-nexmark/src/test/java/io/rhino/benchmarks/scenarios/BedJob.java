@@ -205,6 +205,35 @@ final class BedJob {
         return new TaskTimes(initializing, running);
     }
 
+    /**
+     * Stops the job with a native savepoint under {@code directory} ({@code POST /jobs/:id/stop});
+     * returns the savepoint's location once written.
+     */
+    String stopWithSavepoint(String directory, Duration timeout) throws Exception {
+        JsonNode accepted =
+                rest.send(
+                        "POST",
+                        "/jobs/" + id + "/stop",
+                        "{\"targetDirectory\": \""
+                                + directory
+                                + "\", \"drain\": false, \"formatType\": \"NATIVE\"}");
+        String trigger = accepted.path("request-id").asText();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode status = rest.get("/jobs/" + id + "/savepoints/" + trigger);
+            if (status.at("/status/id").asText().equals("COMPLETED")) {
+                JsonNode operation = status.path("operation");
+                if (operation.has("location")) {
+                    return operation.get("location").asText();
+                }
+                throw new IllegalStateException(
+                        "Stop-with-savepoint of " + id + " failed: " + operation);
+            }
+            Thread.sleep(50);
+        }
+        throw new IllegalStateException("No savepoint of " + id + " within " + timeout);
+    }
+
     /** Cancels the job and waits until it is cancelled. */
     void cancel(Duration timeout) throws Exception {
         rest.send("PATCH", "/jobs/" + id + "?mode=cancel", null);

@@ -18,6 +18,7 @@ import io.rhino.benchmarks.nexmark.queries.Variant;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -72,6 +73,15 @@ enum BedSystem {
                                                 + Arrays.stream(values())
                                                         .map(BedSystem::wireName)
                                                         .collect(Collectors.joining(", "))));
+    }
+
+    /**
+     * The systems the property {@code rhino.bed.systems} names, else those {@code defaults} names.
+     */
+    static List<BedSystem> fromProperty(String defaults) {
+        return Arrays.stream(System.getProperty("rhino.bed.systems", defaults).split(","))
+                .map(BedSystem::named)
+                .toList();
     }
 
     Variant variant() {

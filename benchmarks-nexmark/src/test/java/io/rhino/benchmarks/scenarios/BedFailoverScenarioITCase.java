@@ -30,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +52,6 @@ class BedFailoverScenarioITCase {
 
     private static final Logger LOG = LoggerFactory.getLogger(BedFailoverScenarioITCase.class);
 
-    @TempDir Path directory;
-
     @Test
     @Timeout(value = 12, unit = TimeUnit.HOURS)
     void everySystemRecoversFromAKilledTaskManager() throws Exception {
@@ -71,7 +68,7 @@ class BedFailoverScenarioITCase {
             BedNbq8.Settings settings = BedNbq8.Settings.fromSystemProperties(bytes);
             List<BedFailoverRun.Result> results = new ArrayList<>();
             for (BedSystem system : systems) {
-                Path runDirectory = directory.resolve(size.trim() + "-" + system.wireName());
+                Path runDirectory = BedNbq8.shortDirectory();
                 BedFailoverRun.Result result =
                         new BedFailoverRun(system, settings, runDirectory).run();
                 results.add(result);

@@ -276,6 +276,24 @@ final class BedNbq8 implements AutoCloseable {
         return system.jobOptions(config);
     }
 
+    /**
+     * A fresh directory for one run with a short path: RocksDB names its log file after the
+     * instance's whole path, and a Flink rescale restores through a temporary instance whose name
+     * adds a second UUID, so a run under a long directory (JUnit's temporary one) fails with "File
+     * name too long".
+     */
+    static Path shortDirectory() throws java.io.IOException {
+        Path base = Path.of(System.getProperty("java.io.tmpdir"));
+        for (int n = 0; ; n++) {
+            Path candidate = base.resolve("rb" + n);
+            try {
+                return java.nio.file.Files.createDirectory(candidate);
+            } catch (java.nio.file.FileAlreadyExistsException taken) {
+                // another run's, or a killed one's: try the next
+            }
+        }
+    }
+
     private static Path spans(Path directory) {
         return directory.resolve("initializations.jsonl");
     }

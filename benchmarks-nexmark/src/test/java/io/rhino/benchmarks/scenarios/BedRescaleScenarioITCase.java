@@ -30,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.MemorySize;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,8 +47,6 @@ class BedRescaleScenarioITCase {
 
     private static final Logger LOG = LoggerFactory.getLogger(BedRescaleScenarioITCase.class);
 
-    @TempDir Path directory;
-
     @Test
     @Timeout(value = 12, unit = TimeUnit.HOURS)
     void everySystemGrowsOntoAThirdTaskManager() throws Exception {
@@ -65,7 +62,7 @@ class BedRescaleScenarioITCase {
                     BedNbq8.Settings.fromSystemProperties(MemorySize.parse(size.trim()).getBytes());
             List<BedRescaleRun.Result> results = new ArrayList<>();
             for (BedSystem system : systems) {
-                Path runDirectory = directory.resolve(size.trim() + "-" + system.wireName());
+                Path runDirectory = BedNbq8.shortDirectory();
                 results.add(new BedRescaleRun(system, settings, runDirectory).run());
                 org.apache.flink.util.FileUtils.deleteDirectory(runDirectory.toFile());
                 Files.write(out.resolve("bed-rescale-" + size.trim() + ".csv"), table(results));

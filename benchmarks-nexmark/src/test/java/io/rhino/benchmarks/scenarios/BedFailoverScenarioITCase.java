@@ -23,7 +23,6 @@ import io.rhino.flink.cluster.LinkCounters;
 import io.rhino.flink.cluster.LinkShape;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -118,17 +117,16 @@ class BedFailoverScenarioITCase {
             List<String> cells = new ArrayList<>();
             cells.add(result.system().wireName());
             cells.add(String.valueOf(result.checkpointedBytes()));
-            for (String phase :
-                    List.of(
-                            BedFailoverRun.DETECTION,
-                            BedFailoverRun.SCHEDULING,
-                            BedFailoverRun.RESTORE,
-                            BedFailoverRun.FIRST_RESULT,
-                            BedFailoverRun.CATCH_UP,
-                            BedFailoverRun.TOTAL)) {
-                Duration d = result.phases().get(phase);
-                cells.add(d == null ? "" : String.valueOf(d.toMillis()));
-            }
+            cells.addAll(
+                    BedFigures.millisCells(
+                            result.phases(),
+                            List.of(
+                                    BedFailoverRun.DETECTION,
+                                    BedFailoverRun.SCHEDULING,
+                                    BedFailoverRun.RESTORE,
+                                    BedFailoverRun.FIRST_RESULT,
+                                    BedFailoverRun.CATCH_UP,
+                                    BedFailoverRun.TOTAL)));
             for (String attribute :
                     List.of(
                             "maxDownloadStateDurationMs",
@@ -140,12 +138,7 @@ class BedFailoverScenarioITCase {
             }
             LinkCounters storage = result.crossed().get(BedCluster.STORAGE);
             cells.add(storage == null ? "" : String.valueOf(storage.sent()));
-            long received = 0;
-            for (int index = 0; index < BedCluster.TASK_MANAGERS; index++) {
-                LinkCounters link = result.crossed().get(BedCluster.taskManager(index));
-                received += link == null ? 0 : link.received();
-            }
-            cells.add(String.valueOf(received));
+            cells.add(String.valueOf(BedFigures.receivedByTaskManagers(result.crossed())));
             cells.add(
                     result.restoreSources().entrySet().stream()
                             .map(e -> e.getKey() + ":" + e.getValue())

@@ -18,12 +18,16 @@ import io.rhino.benchmarks.harness.LatencyPlot;
 import io.rhino.benchmarks.harness.LatencyReport;
 import io.rhino.benchmarks.harness.LatencyReport.SecondLatency;
 import io.rhino.benchmarks.harness.LatencyStats;
+import io.rhino.flink.BedCluster;
+import io.rhino.flink.cluster.LinkCounters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The latency of the bed's runs around their measured event (a kill, a rescale): a per-second CSV
@@ -37,6 +41,26 @@ final class BedFigures {
     record Series(String system, LatencyReport latency, long eventSecond) {}
 
     private BedFigures() {}
+
+    /** Each of {@code names}' duration in ms, empty where the run has no such phase. */
+    static List<String> millisCells(Map<String, Duration> phases, List<String> names) {
+        List<String> cells = new ArrayList<>();
+        for (String name : names) {
+            Duration d = phases.get(name);
+            cells.add(d == null ? "" : String.valueOf(d.toMillis()));
+        }
+        return cells;
+    }
+
+    /** The bytes every TaskManager's link received, together. */
+    static long receivedByTaskManagers(Map<String, LinkCounters> crossed) {
+        long received = 0;
+        for (int index = 0; index < BedCluster.TASK_MANAGERS; index++) {
+            LinkCounters link = crossed.get(BedCluster.taskManager(index));
+            received += link == null ? 0 : link.received();
+        }
+        return received;
+    }
 
     /** Writes {@code <name>-latency.csv} and {@code <name>.png} under {@code out}. */
     static void write(Path out, String name, String title, String event, List<Series> runs)

@@ -62,10 +62,6 @@ public final class LatencySpillReader implements AutoCloseable {
         return reader;
     }
 
-    public LatencyRecorder recorder() {
-        return recorder;
-    }
-
     private void run() {
         while (running) {
             try {

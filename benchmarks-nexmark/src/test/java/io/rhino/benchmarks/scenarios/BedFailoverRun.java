@@ -125,10 +125,12 @@ final class BedFailoverRun {
         phases.put(FIRST_RESULT, millis(Math.max(0, firstResult - join.lastRunning())));
         phases.put(CATCH_UP, millis(Math.max(0, caughtUp - firstResult)));
         phases.put(TOTAL, millis(caughtUp - killed));
+        // the last initialization since the kill: a first restart onto the dead TaskManager
+        // fails, and the restore that counts is the one that ran
         Map<String, Double> initialization =
                 bed.initializations().stream()
                         .filter(report -> report.startMillis() >= killed)
-                        .findFirst()
+                        .reduce((earlier, later) -> later)
                         .map(InitializationSpans.Report::attributes)
                         .orElse(Map.of());
         Map<String, Integer> sources =

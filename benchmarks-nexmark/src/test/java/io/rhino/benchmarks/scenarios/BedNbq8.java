@@ -163,14 +163,6 @@ final class BedNbq8 implements AutoCloseable {
         }
     }
 
-    BedSystem system() {
-        return system;
-    }
-
-    Settings settings() {
-        return settings;
-    }
-
     BedCluster hosts() {
         return hosts;
     }

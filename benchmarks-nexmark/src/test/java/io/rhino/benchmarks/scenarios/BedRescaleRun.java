@@ -150,6 +150,19 @@ final class BedRescaleRun {
             if (state.equals("COMPLETED")) {
                 long completed = System.currentTimeMillis();
                 LOG.info("{}: Rhino's rescale completed: {}", system.wireName(), status);
+                int owning =
+                        bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR)
+                                .path("active-subtasks")
+                                .asInt();
+                if (owning != active) {
+                    throw new IllegalStateException(
+                            "Rhino's rescale completed with "
+                                    + owning
+                                    + " of "
+                                    + active
+                                    + " subtasks owning vnodes: "
+                                    + status);
+                }
                 return completed;
             }
             if (!state.equals("IN_PROGRESS")) {

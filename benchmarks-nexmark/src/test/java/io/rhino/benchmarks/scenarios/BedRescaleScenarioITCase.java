@@ -14,7 +14,6 @@
 
 package io.rhino.benchmarks.scenarios;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.rhino.benchmarks.harness.LatencyStats;
@@ -38,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * Writes {@code bed-rescale-<size>.csv}, {@code bed-rescale-<size>-latency.csv} and {@code
  * bed-rescale-<size>.png} under {@code rhino.bed.out} (default {@code target/bed-rescale}).
  *
- * <p>A benchmark: it runs with {@code -Pbed-rescale} on an otherwise idle machine and checks only
- * that every system rescaled and caught up. The properties of {@link BedFailoverScenarioITCase}
- * apply; {@code rhino.bed.systems} defaults to {@code flink,rhino-local}.
+ * <p>A benchmark: it runs with {@code -Pbed-rescale} on an otherwise idle machine; a system that
+ * does not rescale (Rhino: to the asked active subtasks) and catch up fails its run. The properties
+ * of {@link BedFailoverScenarioITCase} apply; {@code rhino.bed.systems} defaults to {@code
+ * flink,rhino-local}.
  */
 class BedRescaleScenarioITCase {
 
@@ -84,11 +84,6 @@ class BedRescaleScenarioITCase {
                     LinkShape.fromSystemProperties(),
                     size,
                     String.join("\n", table(results)));
-            for (BedRescaleRun.Result result : results) {
-                assertThat(result.phases())
-                        .as(result.system().wireName() + " rescaled and caught up")
-                        .containsKey(BedRescaleRun.TOTAL);
-            }
         }
     }
 

@@ -86,6 +86,11 @@ public final class RawHttpConnection implements AutoCloseable {
         out.flush();
     }
 
+    /** How long {@link #read()} waits for a byte before it reports {@link End#TIMED_OUT}. */
+    public void readTimeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
     /** The next answer is to a HEAD request: it has a Content-Length but no body. */
     public void answersHead(boolean head) {
         this.headRequest = head;

@@ -185,6 +185,63 @@ class RestServerEdgesTest {
     }
 
     @Test
+    void anOversizedBodyIsAnsweredOnlyOnceItHasArrivedWholeThenTheConnectionCloses()
+            throws Exception {
+        // clients that read only after sending (the JDK's HttpClient) must find the answer there
+        String body = "{\"pad\": \"" + "x".repeat(RhinoRestServer.MAX_BODY_BYTES * 2) + "\"}";
+        int half = body.length() / 2;
+        try (RawHttpConnection c = new RawHttpConnection(address, 300)) {
+            c.send(
+                    "POST /rhino/v1/jobs/job-open/operators/op/handovers HTTP/1.1\r\n"
+                            + "Host: localhost\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: "
+                            + body.length()
+                            + "\r\n\r\n"
+                            + body.substring(0, half));
+            assertThat(c.read())
+                    .as("an answer before the body ended")
+                    .isEqualTo(RawHttpConnection.End.TIMED_OUT);
+            c.send(body.substring(half));
+            c.readTimeout(10_000);
+            expect(c.answer(), 413, "larger than " + RhinoRestServer.MAX_BODY_BYTES);
+            assertThat(c.last().closes()).isTrue();
+            assertThat(c.read()).isEqualTo(RawHttpConnection.End.CLOSED);
+        }
+        // the same for a chunked body, which announces no length
+        String chunk = "x".repeat(RhinoRestServer.MAX_BODY_BYTES / 2);
+        String chunked = Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n";
+        try (RawHttpConnection c = new RawHttpConnection(address, 300)) {
+            c.send(
+                    "POST /rhino/v1/jobs/job-open/operators/op/handovers HTTP/1.1\r\n"
+                            + "Host: localhost\r\nContent-Type: application/json\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\n"
+                            + chunked.repeat(3));
+            assertThat(c.read())
+                    .as("an answer before the body ended")
+                    .isEqualTo(RawHttpConnection.End.TIMED_OUT);
+            c.send(chunked + "0\r\n\r\n");
+            c.readTimeout(10_000);
+            expect(c.answer(), 413, "larger than " + RhinoRestServer.MAX_BODY_BYTES);
+            assertThat(c.read()).isEqualTo(RawHttpConnection.End.CLOSED);
+        }
+        assertThat(operators.reconfigurations().recent("job-open", "op")).isEmpty();
+    }
+
+    @Test
+    void aBodyAnnouncedFarOverTheLimitIsRefusedBeforeItIsSent() throws Exception {
+        try (RawHttpConnection c = new RawHttpConnection(address, 10_000)) {
+            c.send(
+                    "POST /rhino/v1/jobs/job-open/operators/op/handovers HTTP/1.1\r\n"
+                            + "Host: localhost\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: "
+                            + (RhinoRestServer.MAX_BODY_BYTES * 16L + 1)
+                            + "\r\n\r\n{\"moves\": [");
+            expect(c.answer(), 413, "larger than " + RhinoRestServer.MAX_BODY_BYTES);
+            assertThat(c.read()).isEqualTo(RawHttpConnection.End.CLOSED);
+        }
+    }
+
+    @Test
     void anUnsupportedExpectationIs417AndAnOversizedContinueIs413WithReasons() throws Exception {
         RawHttpConnection.Response unsupported =
                 exchange(

@@ -93,6 +93,21 @@ final class BedNbq8 implements AutoCloseable {
                     42);
         }
 
+        /** These settings with {@code vnodes} vnodes of Rhino's join. */
+        Settings withVnodes(int vnodes) {
+            return new Settings(
+                    stateBytes,
+                    eventsPerSecond,
+                    parallelism,
+                    vnodes,
+                    checkpointInterval,
+                    checkpointsBefore,
+                    after,
+                    taskManagerMemory,
+                    managedMemory,
+                    seed);
+        }
+
         NexmarkWorkload workload() {
             return new NexmarkWorkload(
                     "nbq8",

@@ -22,6 +22,7 @@ import io.rhino.flink.cluster.LinkCounters;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.flink.configuration.Configuration;
@@ -30,13 +31,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One system's vertical scaling on the network bed (the paper's Figure 5.5): NBQ8's join runs on
- * two of the three TaskManagers, filled to the asked size, then grows to the third. Rhino deploys
- * three subtasks of which two own vnodes and hands a third of the vnodes over live ({@code POST
- * .../rescale {"active-subtasks": 3}}); Flink stops the job with a native savepoint to HDFS and
- * submits it again at parallelism 3 from it. Measured: the reconfiguration (the handover's request
- * until Rhino reports it completed; Flink's stop until the savepoint is written, then the restart
- * until every task runs), the first result and the catch-up, bytes on each link.
+ * One system's reconfiguration on the network bed, filled to the asked size.
+ *
+ * <p>Vertical scaling (the paper's Figure 5.5): NBQ8's join runs on two of the three TaskManagers,
+ * then grows to the third. Rhino deploys three subtasks of which two own vnodes and hands a third
+ * of the vnodes over live ({@code POST .../rescale {"active-subtasks": 3}}); Flink stops the job
+ * with a native savepoint to HDFS and submits it again at parallelism 3 from it.
+ *
+ * <p>Load balancing (Figure 5.6): Rhino's join runs on all three TaskManagers and every subtask
+ * hands a fifth of its vnodes to the subtask on the TaskManager that holds their replica ({@link
+ * ReplicaHolderMoves}). Flink has no load balancing; as in the paper, its vertical scaling is the
+ * comparison.
+ *
+ * <p>Measured: the reconfiguration (the handover's request until Rhino reports it completed;
+ * Flink's stop until the savepoint is written, then the restart until every task runs), the first
+ * result and the catch-up, bytes on each link.
  */
 final class BedRescaleRun {
 
@@ -50,28 +59,48 @@ final class BedRescaleRun {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(20);
 
+    /** What is asked of the job. */
+    enum Reconfiguration {
+        VERTICAL_SCALING,
+        LOAD_BALANCING;
+
+        /** The name in file names and phases, e.g. {@code load-balancing}. */
+        String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
+
     /**
      * One run's figures.
      *
      * @param checkpointedBytes the full state size of the last checkpoint before the rescale
      * @param phases the system's phases in order, then the total
      * @param crossed bytes on each host's link from the request until caught up
+     * @param movedStateBytes the state of the vnodes Rhino moved, as it last reported them; -1
+     *     where not counted
      * @param requestSecond the second of the latency series in which the rescale was asked for
      */
     record Result(
             BedSystem system,
             long checkpointedBytes,
+            long movedStateBytes,
             Map<String, Duration> phases,
             Map<String, LinkCounters> crossed,
             LatencyReport latency,
             long requestSecond) {}
 
     private final BedSystem system;
+    private final Reconfiguration reconfiguration;
     private final BedNbq8.Settings settings;
     private final Path directory;
 
-    BedRescaleRun(BedSystem system, BedNbq8.Settings settings, Path directory) {
+    BedRescaleRun(
+            BedSystem system,
+            Reconfiguration reconfiguration,
+            BedNbq8.Settings settings,
+            Path directory) {
         this.system = system;
+        this.reconfiguration = reconfiguration;
         this.settings = settings;
         this.directory = directory;
     }
@@ -86,23 +115,34 @@ final class BedRescaleRun {
         int to = settings.parallelism();
         int from = to - 1;
         LatencyRecorder latency = bed.latency();
+        boolean balancing = system.rhino() && reconfiguration == Reconfiguration.LOAD_BALANCING;
         BedJob job =
                 system.rhino()
-                        ? bed.submit(to, from, new Configuration())
+                        ? bed.submit(to, balancing ? to : from, new Configuration())
                         : bed.submit(from, from, new Configuration());
         long checkpointed = bed.awaitFilledAndSteady(job);
         Map<String, LinkCounters> before = bed.hosts().bed().counters();
         long requested = System.currentTimeMillis();
         latency.markPhase("rescale", requested);
         LOG.info(
-                "{}: rescaling the join from {} to {} subtasks, {} of state checkpointed",
+                "{}: {} of the join ({} to {} subtasks for a rescale), {} of state checkpointed",
                 system.wireName(),
+                reconfiguration.wireName(),
                 from,
                 to,
                 checkpointed);
         Map<String, Duration> phases = new LinkedHashMap<>();
         BedJob current = job;
-        if (system.rhino()) {
+        long moved = -1;
+        if (balancing) {
+            List<ReplicaHolderMoves.Move> moves =
+                    ReplicaHolderMoves.pick(
+                            bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR),
+                            Math.max(1, settings.vnodes() / settings.parallelism() / 5));
+            moved = moves.stream().mapToLong(ReplicaHolderMoves.Move::stateBytes).sum();
+            long completed = rhinoBalance(bed, job, moves);
+            phases.put(HANDOVER, Duration.ofMillis(completed - requested));
+        } else if (system.rhino()) {
             long completed = rhinoRescale(bed, job, to);
             phases.put(HANDOVER, Duration.ofMillis(completed - requested));
         } else {
@@ -128,6 +168,7 @@ final class BedRescaleRun {
         return new Result(
                 system,
                 checkpointed,
+                moved,
                 phases,
                 crossed,
                 latency.report(),
@@ -136,40 +177,83 @@ final class BedRescaleRun {
 
     /** Asks Rhino for {@code active} active subtasks; returns when it reports completion. */
     private long rhinoRescale(BedNbq8 bed, BedJob job, int active) throws Exception {
-        JsonHttp rhino = bed.rhinoRest();
         String requestId = "bed-rescale-" + UUID.randomUUID();
-        rhino.send(
-                "POST",
-                "/rhino/v1/jobs/" + job.id() + "/operators/" + Nbq8.JOIN_OPERATOR + "/rescale",
-                "{\"active-subtasks\": " + active + ", \"request-id\": \"" + requestId + "\"}");
+        bed.rhinoRest()
+                .send(
+                        "POST",
+                        operatorPath(job) + "/rescale",
+                        "{\"active-subtasks\": "
+                                + active
+                                + ", \"request-id\": \""
+                                + requestId
+                                + "\"}");
+        long completed = awaitCompleted(bed, job, requestId);
+        int owning =
+                bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR).path("active-subtasks").asInt();
+        if (owning != active) {
+            throw new IllegalStateException(
+                    "Rhino's rescale completed with "
+                            + owning
+                            + " of "
+                            + active
+                            + " subtasks owning vnodes");
+        }
+        return completed;
+    }
+
+    /** Asks Rhino for {@code moves}; returns when it reports completion. */
+    private long rhinoBalance(BedNbq8 bed, BedJob job, List<ReplicaHolderMoves.Move> moves)
+            throws Exception {
+        String requestId = "bed-balance-" + UUID.randomUUID();
+        LOG.info("{}: moving {}", system.wireName(), moves);
+        bed.rhinoRest()
+                .send(
+                        "POST",
+                        operatorPath(job) + "/handovers",
+                        ReplicaHolderMoves.requestBody(requestId, moves));
+        long completed = awaitCompleted(bed, job, requestId);
+        Map<Integer, Integer> owners = new java.util.HashMap<>();
+        for (JsonNode vnode : bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR).path("vnodes")) {
+            owners.put(vnode.path("id").asInt(), vnode.path("owner").asInt());
+        }
+        for (ReplicaHolderMoves.Move move : moves) {
+            Integer owner = owners.get(move.vnode());
+            if (owner == null || owner != move.to()) {
+                throw new IllegalStateException(
+                        "Rhino's handover completed with vnode "
+                                + move.vnode()
+                                + " on subtask "
+                                + owner
+                                + ", not "
+                                + move.to());
+            }
+        }
+        return completed;
+    }
+
+    private static String operatorPath(BedJob job) {
+        return "/rhino/v1/jobs/" + job.id() + "/operators/" + Nbq8.JOIN_OPERATOR;
+    }
+
+    /** Polls the reconfiguration {@code requestId} until it completes; returns when it did. */
+    private long awaitCompleted(BedNbq8 bed, BedJob job, String requestId) throws Exception {
+        JsonHttp rhino = bed.rhinoRest();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             JsonNode status =
                     rhino.get("/rhino/v1/jobs/" + job.id() + "/reconfigurations/" + requestId);
             String state = status.at("/status/id").asText();
             if (state.equals("COMPLETED")) {
-                long completed = System.currentTimeMillis();
-                LOG.info("{}: Rhino's rescale completed: {}", system.wireName(), status);
-                int owning =
-                        bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR)
-                                .path("active-subtasks")
-                                .asInt();
-                if (owning != active) {
-                    throw new IllegalStateException(
-                            "Rhino's rescale completed with "
-                                    + owning
-                                    + " of "
-                                    + active
-                                    + " subtasks owning vnodes: "
-                                    + status);
-                }
-                return completed;
+                LOG.info("{}: Rhino's reconfiguration completed: {}", system.wireName(), status);
+                return System.currentTimeMillis();
             }
             if (!state.equals("IN_PROGRESS")) {
-                throw new IllegalStateException("Rhino's rescale ended " + state + ": " + status);
+                throw new IllegalStateException(
+                        "Rhino's reconfiguration ended " + state + ": " + status);
             }
             Thread.sleep(20);
         }
-        throw new IllegalStateException("Rhino's rescale did not complete within " + TIMEOUT);
+        throw new IllegalStateException(
+                "Rhino's reconfiguration did not complete within " + TIMEOUT);
     }
 }

@@ -32,10 +32,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The paper's vertical scaling (Figure 5.5) on the network bed: for each state size and system, a
- * bed of its own and NBQ8's join grown from two to three TaskManagers ({@link BedRescaleRun}).
- * Writes {@code bed-rescale-<size>.csv}, {@code bed-rescale-<size>-latency.csv} and {@code
- * bed-rescale-<size>.png} under {@code rhino.bed.out} (default {@code target/bed-rescale}).
+ * The paper's vertical scaling (Figure 5.5) and load balancing (Figure 5.6) on the network bed: for
+ * each state size and system, a bed of its own and NBQ8's join grown from two to three
+ * TaskManagers, or (Rhino, {@code -Drhino.bed.reconfiguration=load-balancing}) a fifth of each
+ * subtask's vnodes handed to where their replicas are ({@link BedRescaleRun}). Writes {@code
+ * bed-<reconfiguration>-<size>.csv}, {@code ...-latency.csv} and {@code .png} under {@code
+ * rhino.bed.out} (default {@code target/bed-rescale}); the vertical scaling's files are named
+ * {@code bed-rescale-<size>}.
  *
  * <p>A benchmark: it runs with {@code -Pbed-rescale} on an otherwise idle machine; a system that
  * does not rescale (Rhino: to the asked active subtasks) and catch up fails its run. The properties
@@ -56,19 +59,36 @@ class BedRescaleScenarioITCase {
         Path out = Path.of(System.getProperty("rhino.bed.out", "target/bed-rescale"));
         Files.createDirectories(out);
         List<BedSystem> systems = BedSystem.fromProperty("flink,rhino-local");
+        BedRescaleRun.Reconfiguration reconfiguration =
+                BedRescaleRun.Reconfiguration.valueOf(
+                        System.getProperty("rhino.bed.reconfiguration", "vertical-scaling")
+                                .toUpperCase(java.util.Locale.ROOT)
+                                .replace('-', '_'));
+        boolean balancing = reconfiguration == BedRescaleRun.Reconfiguration.LOAD_BALANCING;
         for (String size : System.getProperty("rhino.bed.state-sizes", "1g").split(",")) {
             BedNbq8.Settings settings =
                     BedNbq8.Settings.fromSystemProperties(MemorySize.parse(size.trim()).getBytes());
+            if (balancing) {
+                // five vnodes a subtask: one of each moves, a fifth of the state
+                settings = settings.withVnodes(5 * settings.parallelism());
+            }
+            String name = (balancing ? "bed-load-balancing-" : "bed-rescale-") + size.trim();
+            String title =
+                    balancing
+                            ? "NBQ8 load balancing (Rhino) against 2 to 3 TaskManagers (Flink) on"
+                                    + " the network bed, "
+                            : "NBQ8 from 2 to 3 TaskManagers on the network bed, ";
             List<BedRescaleRun.Result> results = new ArrayList<>();
             for (BedSystem system : systems) {
                 Path runDirectory = BedNbq8.shortDirectory();
-                results.add(new BedRescaleRun(system, settings, runDirectory).run());
+                results.add(
+                        new BedRescaleRun(system, reconfiguration, settings, runDirectory).run());
                 org.apache.flink.util.FileUtils.deleteDirectory(runDirectory.toFile());
-                Files.write(out.resolve("bed-rescale-" + size.trim() + ".csv"), table(results));
+                Files.write(out.resolve(name + ".csv"), table(results));
                 BedFigures.write(
                         out,
-                        "bed-rescale-" + size.trim(),
-                        "NBQ8 from 2 to 3 TaskManagers on the network bed, " + size + " of state",
+                        name,
+                        title + size + " of state",
                         "rescale",
                         results.stream()
                                 .map(
@@ -80,7 +100,8 @@ class BedRescaleScenarioITCase {
                                 .toList());
             }
             LOG.info(
-                    "Vertical scaling on the network bed ({}), {} of state:\n{}",
+                    "{} on the network bed ({}), {} of state:\n{}",
+                    reconfiguration.wireName(),
                     LinkShape.fromSystemProperties(),
                     size,
                     String.join("\n", table(results)));
@@ -91,13 +112,14 @@ class BedRescaleScenarioITCase {
     static List<String> table(List<BedRescaleRun.Result> results) {
         List<String> lines = new ArrayList<>();
         lines.add(
-                "system,checkpointed_bytes,handover_ms,savepoint_ms,restart_ms,catch_up_ms,"
+                "system,checkpointed_bytes,moved_state_bytes,handover_ms,savepoint_ms,restart_ms,catch_up_ms,"
                         + "total_ms,storage_sent_bytes,storage_received_bytes,"
                         + "taskmanagers_received_bytes,max_latency_after_request_ms");
         for (BedRescaleRun.Result result : results) {
             List<String> cells = new ArrayList<>();
             cells.add(result.system().wireName());
             cells.add(String.valueOf(result.checkpointedBytes()));
+            cells.add(result.movedStateBytes() < 0 ? "" : String.valueOf(result.movedStateBytes()));
             cells.addAll(
                     BedFigures.millisCells(
                             result.phases(),

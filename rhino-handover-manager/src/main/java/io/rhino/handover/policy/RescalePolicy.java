@@ -20,12 +20,23 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Makes exactly {@code activeSubtasks} subtasks own vnodes, with vnode counts at most one apart,
- * moving as few vnodes as possible: the subtasks that own most stay (then lower ids; standby ones
- * with lower ids join when scaling out), those owning most get the larger quotas, and only the
- * vnodes of leaving subtasks and the excess over a quota move. Each goes to a subtask short of its
- * quota, preferring one whose TaskManager holds the vnode's replica, else the one shortest of its
- * quota, then the lower id.
+ * Makes exactly {@code activeSubtasks} subtasks own vnodes, with vnode counts at most one apart.
+ * The subtasks that own most stay (then lower ids; standby ones with lower ids join when scaling
+ * out), those owning most get the larger quotas, and the vnodes of leaving subtasks and the excess
+ * over a quota move, in three rounds:
+ *
+ * <ol>
+ *   <li>to a subtask short of its quota whose TaskManager holds the vnode's replica (the handover
+ *       then links the state out of the replica store: nothing crosses the network);
+ *   <li>through a relay where no such target exists: the origin hands one vnode to a staying
+ *       subtask that holds its replica, which hands one of its own to the short subtask that holds
+ *       that one's replica. One more move, each of the two served by a replica;
+ *   <li>the rest as few moves as possible: each to the subtask shortest of its quota, then the
+ *       lower id, the highest vnode ids of an origin first.
+ * </ol>
+ *
+ * Without replicas (replication off, or before its first round) only the last round moves anything,
+ * and the plan has the fewest moves that reach the quotas.
  */
 public final class RescalePolicy {
 
@@ -60,48 +71,127 @@ public final class RescalePolicy {
             quota[kept.get(i)] =
                     numVnodes / activeSubtasks + (i < numVnodes % activeSubtasks ? 1 : 0);
         }
-
-        List<Integer> leaving = new ArrayList<>();
-        for (int subtask = 0; subtask < parallelism; subtask++) {
-            List<Integer> owned = assignment.vnodesOf(subtask);
-            int excess = Math.max(0, owned.size() - quota[subtask]);
-            // the highest vnode ids leave: deterministic, and the lower ones stay where they are
-            leaving.addAll(owned.subList(owned.size() - excess, owned.size()));
-        }
-        leaving.sort(Comparator.naturalOrder());
-        for (int vnode : leaving) {
-            int target = -1;
-            for (int candidate : kept) {
-                int shortBy = quota[candidate] - assignment.count(candidate);
-                if (shortBy <= 0) {
-                    continue;
-                }
-                if (target < 0 || better(model, assignment, quota, vnode, candidate, target)) {
-                    target = candidate;
-                }
-            }
-            assignment.move(vnode, target);
-        }
+        Rounds rounds = new Rounds(model, assignment, kept, quota);
+        rounds.toReplicaHolders();
+        rounds.throughRelays();
+        rounds.fewestMoves();
         return assignment.moves();
     }
 
-    private static boolean better(
-            ClusterModel model,
-            Assignment assignment,
-            int[] quota,
-            int vnode,
-            int candidate,
-            int current) {
-        boolean candidateHolds = model.holdsReplica(candidate, vnode);
-        boolean currentHolds = model.holdsReplica(current, vnode);
-        if (candidateHolds != currentHolds) {
-            return candidateHolds;
+    /** The three rounds over one working assignment; a vnode moves at most once. */
+    private static final class Rounds {
+
+        private final ClusterModel model;
+        private final Assignment assignment;
+        private final List<Integer> kept;
+        private final int[] quota;
+        private final int[] excess;
+
+        Rounds(ClusterModel model, Assignment assignment, List<Integer> kept, int[] quota) {
+            this.model = model;
+            this.assignment = assignment;
+            this.kept = kept;
+            this.quota = quota;
+            this.excess = new int[model.parallelism()];
+            for (int subtask = 0; subtask < excess.length; subtask++) {
+                excess[subtask] = Math.max(0, assignment.count(subtask) - quota[subtask]);
+            }
         }
-        int candidateShort = quota[candidate] - assignment.count(candidate);
-        int currentShort = quota[current] - assignment.count(current);
-        if (candidateShort != currentShort) {
-            return candidateShort > currentShort;
+
+        void toReplicaHolders() {
+            for (int target : kept) {
+                for (int origin = 0; origin < excess.length && shortBy(target) > 0; origin++) {
+                    for (int vnode : unmovedOf(origin)) {
+                        if (excess[origin] == 0 || shortBy(target) == 0) {
+                            break;
+                        }
+                        if (model.holdsReplica(target, vnode)) {
+                            give(vnode, target);
+                        }
+                    }
+                }
+            }
         }
-        return candidate < current;
+
+        void throughRelays() {
+            for (int target : kept) {
+                for (int origin = 0; origin < excess.length; origin++) {
+                    for (int relay : kept) {
+                        // a relay that gives vnodes away itself could run out of its own to pass on
+                        if (relay == origin || relay == target || excess[relay] > 0) {
+                            continue;
+                        }
+                        while (excess[origin] > 0 && shortBy(target) > 0) {
+                            int handed = unmovedReplicatedOn(origin, relay);
+                            int passed = unmovedReplicatedOn(relay, target);
+                            if (handed < 0 || passed < 0) {
+                                break;
+                            }
+                            give(handed, relay);
+                            assignment.move(passed, target);
+                        }
+                    }
+                }
+            }
+        }
+
+        void fewestMoves() {
+            for (int origin = 0; origin < excess.length; origin++) {
+                while (excess[origin] > 0) {
+                    List<Integer> unmoved = unmovedOf(origin);
+                    int vnode = unmoved.get(0);
+                    int target = -1;
+                    for (int candidate : kept) {
+                        if (shortBy(candidate) > 0
+                                && (target < 0 || closer(vnode, candidate, target))) {
+                            target = candidate;
+                        }
+                    }
+                    give(vnode, target);
+                }
+            }
+        }
+
+        private void give(int vnode, int target) {
+            excess[assignment.ownerOf(vnode)]--;
+            assignment.move(vnode, target);
+        }
+
+        private int shortBy(int subtask) {
+            return quota[subtask] - assignment.count(subtask);
+        }
+
+        /** The vnodes {@code subtask} owned in the table and still owns, highest id first. */
+        private List<Integer> unmovedOf(int subtask) {
+            List<Integer> vnodes = new ArrayList<>();
+            for (int vnode : assignment.vnodesOf(subtask)) {
+                if (model.table().ownerOf(vnode) == subtask) {
+                    vnodes.add(0, vnode);
+                }
+            }
+            return vnodes;
+        }
+
+        /**
+         * The highest unmoved vnode of {@code owner} replicated where {@code holder} runs, or -1.
+         */
+        private int unmovedReplicatedOn(int owner, int holder) {
+            for (int vnode : unmovedOf(owner)) {
+                if (model.holdsReplica(holder, vnode)) {
+                    return vnode;
+                }
+            }
+            return -1;
+        }
+
+        /** Whether {@code candidate} is a better last-round target than {@code current}. */
+        private boolean closer(int vnode, int candidate, int current) {
+            int candidateShort = shortBy(candidate);
+            int currentShort = shortBy(current);
+            if (candidateShort != currentShort) {
+                return candidateShort > currentShort;
+            }
+            return candidate < current;
+        }
     }
 }

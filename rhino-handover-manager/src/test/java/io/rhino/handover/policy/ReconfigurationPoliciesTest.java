@@ -92,6 +92,7 @@ class ReconfigurationPoliciesTest {
 
     @Test
     void rescaleLeavesExactlyNActiveSubtasksBalancedWithMinimalMovement() {
+        int relayed = 0;
         for (long seed = 0; seed < CLUSTERS; seed++) {
             Random random = new Random(seed);
             ClusterModel model = randomModel(random);
@@ -112,10 +113,57 @@ class ReconfigurationPoliciesTest {
             assertThat(max - min)
                     .as("seed %s: counts at most one apart", seed)
                     .isLessThanOrEqualTo(1);
-            assertThat(moves.size())
-                    .as("seed %s: no more moves than the lower bound", seed)
-                    .isEqualTo(minimalRescaleMoves(model.table().vnodeCountBySubtask(), n));
+            int minimal = minimalRescaleMoves(model.table().vnodeCountBySubtask(), n);
+            long served =
+                    moves.stream()
+                            .filter(m -> model.holdsReplica(m.toSubtask(), m.vnode()))
+                            .count();
+            assertThat(moves.size() - minimal)
+                    .as(
+                            "seed %s: each move over the lower bound is a relay, two moves served by"
+                                    + " replicas instead of one that is not",
+                            seed)
+                    .isBetween(0, (int) (served / 2));
+            relayed += moves.size() > minimal ? 1 : 0;
+
+            ClusterModel unreplicated =
+                    new ClusterModel(
+                            model.table(),
+                            model.loadByVnode(),
+                            model.taskManagerBySubtask(),
+                            Map.of());
+            assertThat(RescalePolicy.plan(unreplicated, n))
+                    .as("seed %s: without replicas, no more moves than the lower bound", seed)
+                    .hasSize(minimal);
         }
+        assertThat(relayed).as("clusters whose rescale went through relays").isPositive();
+    }
+
+    @Test
+    void aRescaleOntoANewTaskManagerMovesOnlyStateItsReplicasHold() {
+        // two subtasks of four vnodes on tm-a and tm-b, a standby on tm-c; chains of two copies:
+        // tm-a's vnodes are replicated on tm-b, tm-b's on tm-c (the network bed's layout)
+        RoutingTable table = RoutingTable.initial(new VnodeLayout(128, 12), 3, 2);
+        Map<Integer, String> taskManagers = Map.of(0, "tm-a", 1, "tm-b", 2, "tm-c");
+        Map<Integer, Set<String>> replicas = new HashMap<>();
+        for (int vnode = 0; vnode < 12; vnode++) {
+            replicas.put(vnode, Set.of(table.ownerOf(vnode) == 0 ? "tm-b" : "tm-c"));
+        }
+        ClusterModel model = new ClusterModel(table, uniformLoads(12), taskManagers, replicas);
+
+        List<VnodeMove> moves = RescalePolicy.plan(model, 3);
+
+        assertValid(model, moves, "bed");
+        assertThat(apply(model, moves).vnodeCountBySubtask()).containsExactly(4, 4, 4);
+        assertThat(moves)
+                .as("every vnode lands where its replica is")
+                .allMatch(m -> model.holdsReplica(m.toSubtask(), m.vnode()));
+        // subtask 1 hands four to subtask 2, and takes two of subtask 0's: one relay per vnode
+        // that subtask 0 gives up, instead of sending them across the network to tm-c
+        assertThat(moves).hasSize(6);
+        assertThat(moves.stream().filter(m -> m.fromSubtask() == 0))
+                .allMatch(m -> m.toSubtask() == 1)
+                .hasSize(2);
     }
 
     @Test

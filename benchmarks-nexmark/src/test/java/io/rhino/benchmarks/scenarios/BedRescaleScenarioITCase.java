@@ -89,7 +89,7 @@ class BedRescaleScenarioITCase {
                         out,
                         name,
                         title + size + " of state",
-                        "rescale",
+                        balancing ? "reconfiguration" : "rescale",
                         results.stream()
                                 .map(
                                         r ->

@@ -301,6 +301,18 @@ final class RhinoClusters {
     static long persistedInFlightBytesOfGates(
             org.apache.flink.runtime.minicluster.MiniCluster miniCluster, JobID jobId)
             throws Exception {
+        return persistedInFlightBytesOfGates(miniCluster, jobId, -1);
+    }
+
+    /**
+     * As above, over the completed checkpoints after {@code afterCheckpointId} only: the adaptive
+     * scheduler keeps one checkpoint history across its rescales.
+     */
+    static long persistedInFlightBytesOfGates(
+            org.apache.flink.runtime.minicluster.MiniCluster miniCluster,
+            JobID jobId,
+            long afterCheckpointId)
+            throws Exception {
         var graph = miniCluster.getExecutionGraph(jobId).get();
         List<org.apache.flink.runtime.jobgraph.JobVertexID> gates = new ArrayList<>();
         graph.getAllVertices()
@@ -312,7 +324,8 @@ final class RhinoClusters {
                         });
         long bytes = 0;
         for (var checkpoint : graph.getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
-            if (checkpoint.getStatus().isCompleted()) {
+            if (checkpoint.getStatus().isCompleted()
+                    && checkpoint.getCheckpointId() > afterCheckpointId) {
                 for (var gate : gates) {
                     var stats = checkpoint.getTaskStateStats(gate);
                     bytes += stats == null ? 0 : stats.getPersistedDataStats();
@@ -320,6 +333,20 @@ final class RhinoClusters {
             }
         }
         return bytes;
+    }
+
+    /** The id of the job's latest completed checkpoint, or -1 if none completed. */
+    static long latestCompletedCheckpointId(
+            org.apache.flink.runtime.minicluster.MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        var latest =
+                miniCluster
+                        .getExecutionGraph(jobId)
+                        .get()
+                        .getCheckpointStatsSnapshot()
+                        .getHistory()
+                        .getLatestCompletedCheckpoint();
+        return latest == null ? -1 : latest.getCheckpointId();
     }
 
     /**

@@ -78,35 +78,44 @@ public final class RescalePolicy {
         return assignment.moves();
     }
 
-    /** The three rounds over one working assignment; a vnode moves at most once. */
+    /**
+     * The three rounds over one working assignment; a vnode moves at most once. A subtask with an
+     * excess never receives (targets are short, relays have no excess), so its excess is always its
+     * count over its quota.
+     */
     private static final class Rounds {
 
         private final ClusterModel model;
         private final Assignment assignment;
         private final List<Integer> kept;
         private final int[] quota;
-        private final int[] excess;
+
+        /** Each subtask's vnodes in the table, highest id first. */
+        private final List<List<Integer>> ownedInTable;
 
         Rounds(ClusterModel model, Assignment assignment, List<Integer> kept, int[] quota) {
             this.model = model;
             this.assignment = assignment;
             this.kept = kept;
             this.quota = quota;
-            this.excess = new int[model.parallelism()];
-            for (int subtask = 0; subtask < excess.length; subtask++) {
-                excess[subtask] = Math.max(0, assignment.count(subtask) - quota[subtask]);
+            this.ownedInTable = new ArrayList<>();
+            for (int subtask = 0; subtask < model.parallelism(); subtask++) {
+                ownedInTable.add(new ArrayList<>());
+            }
+            for (int vnode = model.numVnodes() - 1; vnode >= 0; vnode--) {
+                ownedInTable.get(model.table().ownerOf(vnode)).add(vnode);
             }
         }
 
         void toReplicaHolders() {
             for (int target : kept) {
-                for (int origin = 0; origin < excess.length && shortBy(target) > 0; origin++) {
+                for (int origin = 0; origin < quota.length && shortBy(target) > 0; origin++) {
                     for (int vnode : unmovedOf(origin)) {
-                        if (excess[origin] == 0 || shortBy(target) == 0) {
+                        if (excess(origin) == 0 || shortBy(target) == 0) {
                             break;
                         }
                         if (model.holdsReplica(target, vnode)) {
-                            give(vnode, target);
+                            assignment.move(vnode, target);
                         }
                     }
                 }
@@ -115,19 +124,19 @@ public final class RescalePolicy {
 
         void throughRelays() {
             for (int target : kept) {
-                for (int origin = 0; origin < excess.length; origin++) {
+                for (int origin = 0; origin < quota.length; origin++) {
                     for (int relay : kept) {
                         // a relay that gives vnodes away itself could run out of its own to pass on
-                        if (relay == origin || relay == target || excess[relay] > 0) {
+                        if (relay == origin || relay == target || excess(relay) > 0) {
                             continue;
                         }
-                        while (excess[origin] > 0 && shortBy(target) > 0) {
+                        while (excess(origin) > 0 && shortBy(target) > 0) {
                             int handed = unmovedReplicatedOn(origin, relay);
                             int passed = unmovedReplicatedOn(relay, target);
                             if (handed < 0 || passed < 0) {
                                 break;
                             }
-                            give(handed, relay);
+                            assignment.move(handed, relay);
                             assignment.move(passed, target);
                         }
                     }
@@ -136,25 +145,21 @@ public final class RescalePolicy {
         }
 
         void fewestMoves() {
-            for (int origin = 0; origin < excess.length; origin++) {
-                while (excess[origin] > 0) {
-                    List<Integer> unmoved = unmovedOf(origin);
-                    int vnode = unmoved.get(0);
+            for (int origin = 0; origin < quota.length; origin++) {
+                while (excess(origin) > 0) {
                     int target = -1;
                     for (int candidate : kept) {
-                        if (shortBy(candidate) > 0
-                                && (target < 0 || closer(vnode, candidate, target))) {
+                        if (shortBy(candidate) > 0 && (target < 0 || shorter(candidate, target))) {
                             target = candidate;
                         }
                     }
-                    give(vnode, target);
+                    assignment.move(unmovedOf(origin).get(0), target);
                 }
             }
         }
 
-        private void give(int vnode, int target) {
-            excess[assignment.ownerOf(vnode)]--;
-            assignment.move(vnode, target);
+        private int excess(int subtask) {
+            return Math.max(0, assignment.count(subtask) - quota[subtask]);
         }
 
         private int shortBy(int subtask) {
@@ -164,9 +169,9 @@ public final class RescalePolicy {
         /** The vnodes {@code subtask} owned in the table and still owns, highest id first. */
         private List<Integer> unmovedOf(int subtask) {
             List<Integer> vnodes = new ArrayList<>();
-            for (int vnode : assignment.vnodesOf(subtask)) {
-                if (model.table().ownerOf(vnode) == subtask) {
-                    vnodes.add(0, vnode);
+            for (int vnode : ownedInTable.get(subtask)) {
+                if (assignment.ownerOf(vnode) == subtask) {
+                    vnodes.add(vnode);
                 }
             }
             return vnodes;
@@ -184,8 +189,10 @@ public final class RescalePolicy {
             return -1;
         }
 
-        /** Whether {@code candidate} is a better last-round target than {@code current}. */
-        private boolean closer(int vnode, int candidate, int current) {
+        /**
+         * Whether {@code candidate} is shorter of its quota than {@code current}, or ties lower.
+         */
+        private boolean shorter(int candidate, int current) {
             int candidateShort = shortBy(candidate);
             int currentShort = shortBy(current);
             if (candidateShort != currentShort) {

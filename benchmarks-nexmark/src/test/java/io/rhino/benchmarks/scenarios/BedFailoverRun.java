@@ -20,7 +20,6 @@ import io.rhino.benchmarks.harness.LatencyReport;
 import io.rhino.benchmarks.nexmark.queries.Nbq8;
 import io.rhino.flink.cluster.LinkCounters;
 import io.rhino.flink.cluster.ProcessCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -74,18 +73,14 @@ final class BedFailoverRun {
 
     private final BedSystem system;
     private final BedNbq8.Settings settings;
-    private final Path directory;
 
-    BedFailoverRun(BedSystem system, BedNbq8.Settings settings, Path directory) {
+    BedFailoverRun(BedSystem system, BedNbq8.Settings settings) {
         this.system = system;
         this.settings = settings;
-        this.directory = directory;
     }
 
     Result run() throws Exception {
-        try (BedNbq8 bed = BedNbq8.start(system, settings, directory)) {
-            return measure(bed);
-        }
+        return BedNbq8.runOnce(system, settings, this::measure);
     }
 
     private Result measure(BedNbq8 bed) throws Exception {

@@ -68,12 +68,7 @@ class BedFailoverScenarioITCase {
             BedNbq8.Settings settings = BedNbq8.Settings.fromSystemProperties(bytes);
             List<BedFailoverRun.Result> results = new ArrayList<>();
             for (BedSystem system : systems) {
-                Path runDirectory = BedNbq8.shortDirectory();
-                BedFailoverRun.Result result =
-                        new BedFailoverRun(system, settings, runDirectory).run();
-                results.add(result);
-                // one run's files at a time: the disk holds a few copies of the largest state
-                org.apache.flink.util.FileUtils.deleteDirectory(runDirectory.toFile());
+                results.add(new BedFailoverRun(system, settings).run());
                 write(out, size.trim(), results);
             }
             LOG.info(

@@ -148,6 +148,26 @@ final class BedNbq8 implements AutoCloseable {
         this.reader = reader;
     }
 
+    /** One measurement on a bed of its own. */
+    interface Measurement<T> {
+        T measure(BedNbq8 bed) throws Exception;
+    }
+
+    /**
+     * Brings up a bed for {@code system} in a fresh {@link #shortDirectory}, measures, tears the
+     * bed down and deletes its files: the disk holds a few copies of the largest state, one run's
+     * at a time.
+     */
+    static <T> T runOnce(BedSystem system, Settings settings, Measurement<T> measurement)
+            throws Exception {
+        Path directory = shortDirectory();
+        try (BedNbq8 bed = start(system, settings, directory)) {
+            return measurement.measure(bed);
+        } finally {
+            org.apache.flink.util.FileUtils.deleteDirectory(directory.toFile());
+        }
+    }
+
     /** Brings up a bed for {@code system} with its files under {@code directory}. */
     static BedNbq8 start(BedSystem system, Settings settings, Path directory) throws Exception {
         Configuration common = new Configuration();

@@ -15,11 +15,11 @@
 package io.rhino.benchmarks.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.rhino.benchmarks.harness.LatencyRecorder;
 import io.rhino.benchmarks.harness.LatencyReport;
 import io.rhino.benchmarks.nexmark.queries.Nbq8;
 import io.rhino.flink.cluster.LinkCounters;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,9 +64,23 @@ final class BedRescaleRun {
         VERTICAL_SCALING,
         LOAD_BALANCING;
 
-        /** The name in file names and phases, e.g. {@code load-balancing}. */
+        /** The name in file names and properties, e.g. {@code load-balancing}. */
         String wireName() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        /** The reconfiguration named {@code name} ({@link #wireName}). */
+        static Reconfiguration named(String name) {
+            return java.util.Arrays.stream(values())
+                    .filter(r -> r.wireName().equals(name.trim()))
+                    .findFirst()
+                    .orElseThrow(
+                            () ->
+                                    new IllegalArgumentException(
+                                            "no reconfiguration '"
+                                                    + name
+                                                    + "'; they are vertical-scaling and"
+                                                    + " load-balancing"));
         }
     }
 
@@ -92,23 +106,15 @@ final class BedRescaleRun {
     private final BedSystem system;
     private final Reconfiguration reconfiguration;
     private final BedNbq8.Settings settings;
-    private final Path directory;
 
-    BedRescaleRun(
-            BedSystem system,
-            Reconfiguration reconfiguration,
-            BedNbq8.Settings settings,
-            Path directory) {
+    BedRescaleRun(BedSystem system, Reconfiguration reconfiguration, BedNbq8.Settings settings) {
         this.system = system;
         this.reconfiguration = reconfiguration;
         this.settings = settings;
-        this.directory = directory;
     }
 
     Result run() throws Exception {
-        try (BedNbq8 bed = BedNbq8.start(system, settings, directory)) {
-            return measure(bed);
-        }
+        return BedNbq8.runOnce(system, settings, this::measure);
     }
 
     private Result measure(BedNbq8 bed) throws Exception {
@@ -182,11 +188,11 @@ final class BedRescaleRun {
                 .send(
                         "POST",
                         operatorPath(job) + "/rescale",
-                        "{\"active-subtasks\": "
-                                + active
-                                + ", \"request-id\": \""
-                                + requestId
-                                + "\"}");
+                        JsonNodeFactory.instance
+                                .objectNode()
+                                .put("active-subtasks", active)
+                                .put("request-id", requestId)
+                                .toString());
         long completed = awaitCompleted(bed, job, requestId);
         int owning =
                 bed.rhinoOperator(job.id(), Nbq8.JOIN_OPERATOR).path("active-subtasks").asInt();

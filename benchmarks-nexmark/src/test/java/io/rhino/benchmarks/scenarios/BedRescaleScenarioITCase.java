@@ -60,10 +60,8 @@ class BedRescaleScenarioITCase {
         Files.createDirectories(out);
         List<BedSystem> systems = BedSystem.fromProperty("flink,rhino-local");
         BedRescaleRun.Reconfiguration reconfiguration =
-                BedRescaleRun.Reconfiguration.valueOf(
-                        System.getProperty("rhino.bed.reconfiguration", "vertical-scaling")
-                                .toUpperCase(java.util.Locale.ROOT)
-                                .replace('-', '_'));
+                BedRescaleRun.Reconfiguration.named(
+                        System.getProperty("rhino.bed.reconfiguration", "vertical-scaling"));
         boolean balancing = reconfiguration == BedRescaleRun.Reconfiguration.LOAD_BALANCING;
         for (String size : System.getProperty("rhino.bed.state-sizes", "1g").split(",")) {
             BedNbq8.Settings settings =
@@ -80,10 +78,7 @@ class BedRescaleScenarioITCase {
                             : "NBQ8 from 2 to 3 TaskManagers on the network bed, ";
             List<BedRescaleRun.Result> results = new ArrayList<>();
             for (BedSystem system : systems) {
-                Path runDirectory = BedNbq8.shortDirectory();
-                results.add(
-                        new BedRescaleRun(system, reconfiguration, settings, runDirectory).run());
-                org.apache.flink.util.FileUtils.deleteDirectory(runDirectory.toFile());
+                results.add(new BedRescaleRun(system, reconfiguration, settings).run());
                 Files.write(out.resolve(name + ".csv"), table(results));
                 BedFigures.write(
                         out,

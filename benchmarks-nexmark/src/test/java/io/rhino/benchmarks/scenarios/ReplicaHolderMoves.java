@@ -15,6 +15,9 @@
 package io.rhino.benchmarks.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -88,19 +91,9 @@ final class ReplicaHolderMoves {
 
     /** The body of {@code POST .../handovers} for {@code moves}. */
     static String requestBody(String requestId, List<Move> moves) {
-        StringBuilder body =
-                new StringBuilder("{\"request-id\": \"")
-                        .append(requestId)
-                        .append("\", \"moves\": [");
-        for (int i = 0; i < moves.size(); i++) {
-            Move move = moves.get(i);
-            body.append(i == 0 ? "" : ", ")
-                    .append("{\"vnode\": ")
-                    .append(move.vnode())
-                    .append(", \"to\": ")
-                    .append(move.to())
-                    .append('}');
-        }
-        return body.append("]}").toString();
+        ObjectNode body = JsonNodeFactory.instance.objectNode().put("request-id", requestId);
+        ArrayNode array = body.putArray("moves");
+        moves.forEach(move -> array.addObject().put("vnode", move.vnode()).put("to", move.to()));
+        return body.toString();
     }
 }

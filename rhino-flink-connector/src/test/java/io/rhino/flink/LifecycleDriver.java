@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
@@ -51,8 +52,9 @@ import org.apache.flink.util.ExceptionUtils;
  * where the cluster runs the adaptive scheduler, a rescale through Flink's resource requirements
  * (FLIP-291) to a random parallelism, the job restarting in place. Every restore runs at a
  * parallelism its state allows: any for a native savepoint or a retained checkpoint, for a
- * canonical savepoint its own or one that cuts no vnode. Counts what each operation did and keeps
- * the history, for the failure message.
+ * canonical savepoint its own or one that cuts no vnode. A share of the handovers has one of the
+ * other operations (not a rescale in place) land while it runs; either may fail, the output may not
+ * change. Counts what each operation did and keeps the history, for the failure message.
  */
 final class LifecycleDriver {
 
@@ -77,6 +79,18 @@ final class LifecycleDriver {
         STOP_AND_RESCALE,
         ADAPTIVE_RESCALE
     }
+
+    /** How often a handover has another operation land while it runs, in percent. */
+    private static final int OVERLAPPED_PERCENT = 30;
+
+    /** What may land during a handover: each ends, restarts or stops the tasks it runs in. */
+    private static final Operation[] OVERLAPPING = {
+        Operation.SAVEPOINT,
+        Operation.FAIL_SOURCE,
+        Operation.FAIL_SINK,
+        Operation.CANCEL_AND_RESTORE,
+        Operation.STOP_AND_RESCALE
+    };
 
     private final MiniCluster cluster;
     // Flink's REST API where the adaptive scheduler runs the jobs, else null: no adaptive rescales
@@ -246,17 +260,32 @@ final class LifecycleDriver {
         List<VnodeMove> moves =
                 new RandomHandovers(job, operators, random.nextLong())
                         .randomMoves(manager.get().routingTable(), 3);
+        // a die of its own: some handovers get another operation landing while they run
+        Operation overlapping =
+                random.nextInt(100) < OVERLAPPED_PERCENT
+                        ? OVERLAPPING[random.nextInt(OVERLAPPING.length)]
+                        : null;
+        CompletableFuture<HandoverResult> running = manager.get().handover(moves);
+        String under = "";
+        String during = "";
+        if (overlapping != null) {
+            Thread.sleep(random.nextInt(40));
+            under = " under " + overlapping;
+            during = " (" + overlapping + " meanwhile: " + perform(overlapping) + ")";
+        }
         try {
-            HandoverResult result = manager.get().handover(moves).get(90, TimeUnit.SECONDS);
+            HandoverResult result = running.get(90, TimeUnit.SECONDS);
             return (result.isCompleted() ? "completed" : "failed")
+                    + under
                     + ": "
                     + operator
                     + " "
                     + moves
-                    + result.failureCause().map(c -> " " + c).orElse("");
+                    + result.failureCause().map(c -> " " + c).orElse("")
+                    + during;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof HandoverRejectedException rejected) {
-                return "refused: " + rejected.getMessage();
+                return "refused" + under + ": " + rejected.getMessage() + during;
             }
             throw e;
         }
@@ -296,6 +325,9 @@ final class LifecycleDriver {
     }
 
     private String cancelAndRestore() throws Exception {
+        if (latestSavepoint == null && latestRetainedCheckpoint(job).isEmpty()) {
+            return "skipped: no savepoint or completed checkpoint to restore yet";
+        }
         Savepoint restore = cancelAndPickRestore();
         return resubmit(restore, restore.parallelism());
     }
@@ -454,6 +486,10 @@ final class LifecycleDriver {
                 latestSavepoint != null && random.nextBoolean()
                         ? latestSavepoint
                         : latestRetainedCheckpoint(job).orElse(latestSavepoint);
+        if (restore == null) {
+            // no state yet: the job starts over; its results equal the first ones
+            return new Savepoint(null, SavepointFormatType.NATIVE, parallelism);
+        }
         List<Integer> allowed = allowedParallelisms(restore);
         int at =
                 allowed.contains(parallelism)

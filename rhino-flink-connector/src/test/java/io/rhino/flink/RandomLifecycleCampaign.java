@@ -216,6 +216,15 @@ abstract class RandomLifecycleCampaign {
             config.set(StateRecoveryOptions.SAVEPOINT_PATH, restorePath);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        build(env, input, runId, parallelism);
+        return env.executeAsync(runId).getJobID();
+    }
+
+    /**
+     * The campaign's job at {@code parallelism}: its operators' ids must not depend on it, or a
+     * restore at another parallelism would find state of operators it does not have.
+     */
+    static void build(StreamExecutionEnvironment env, Input input, String runId, int parallelism) {
         env.setParallelism(parallelism);
         TestPipelines.build(
                         env,
@@ -227,9 +236,10 @@ abstract class RandomLifecycleCampaign {
                                 Math.min(2, parallelism),
                                 new LocalDirectoryStateTransfer(),
                                 Duration.ofSeconds(30)),
-                        events -> events.map(new FailOnDemand<>(runId)))
+                        events -> events.map(new FailOnDemand<>(runId)).uid("fail-events"))
                 .map(new FailOnDemand<>(runId + "-sink"))
-                .sinkTo(new ResultSink(runId));
-        return env.executeAsync(runId).getJobID();
+                .uid("fail-sink")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
     }
 }

@@ -17,6 +17,9 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rhino.flink.cluster.ProcessCluster;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.state.PathSegment;
@@ -56,18 +59,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A campaign of {@code kill -9}s of TaskManager processes at random moments under a Rhino job that
- * replicates every checkpoint to its peers: in steady state, in the middle of a handover (origin's
- * or target's TaskManager), in the middle of a checkpoint's replication, and in the middle of the
- * restore that follows another kill. Every killed TaskManager comes back on its address and replica
- * disk. After each job of the campaign, its committed output must equal plain Flink's (exactly-once
- * across every crash), and once its replicas' retention ended, no live TaskManager's store may hold
- * a file of it or a partial file.
+ * replicates every checkpoint to its peers: in steady state, in the middle of a handover (the
+ * TaskManager of one of its origins or targets; every other handover a relay, where one subtask
+ * receives a vnode and passes one of its own on), in the middle of a checkpoint's replication, and
+ * in the middle of the restore that follows another kill. Every killed TaskManager comes back on
+ * its address and replica disk. After each job of the campaign, its committed output must equal
+ * plain Flink's (exactly-once across every crash), and once its replicas' retention ended, no live
+ * TaskManager's store may hold a file of it or a partial file.
  *
  * <p>Every round of four kills takes each of the four moments once, in a random order. The default
  * build runs a smoke of one round ({@value #SMOKE_KILLS} kills or more: a kill mid-restore kills
  * two) with a fixed seed; {@code -Plifecycle} runs {@code -Drhino.kill-campaign.kills} (100 there)
  * with a new seed, printed for {@code -Drhino.test.seed=S} to replay the sequence of moments and
- * victims.
+ * victims; {@code -Drhino.kill-campaign.moments=MID_HANDOVER} makes every kill land at one moment.
  */
 class TaskManagerKillCampaignITCase {
 
@@ -82,6 +86,7 @@ class TaskManagerKillCampaignITCase {
     private static final int SMOKE_KILLS = 5;
     private static final long SMOKE_SEED = 20261201L;
     private static final Duration RETENTION = Duration.ofSeconds(2);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** When a kill lands. */
     enum Moment {
@@ -151,7 +156,7 @@ class TaskManagerKillCampaignITCase {
                 while (killedInJob < planned && !cluster.jobStatus(jobId).equals("FINISHED")) {
                     if (upcoming.isEmpty()) {
                         // every moment once per round, in a random order
-                        List<Moment> round = new ArrayList<>(List.of(Moment.values()));
+                        List<Moment> round = new ArrayList<>(moments());
                         Collections.shuffle(round, random);
                         upcoming.addAll(round);
                     }
@@ -236,7 +241,7 @@ class TaskManagerKillCampaignITCase {
                 int[] ends = startCrossTaskManagerMove(operator, random, move);
                 moves.add(move);
                 Thread.sleep(random.nextInt(150));
-                return List.of(kill(cluster, ends[random.nextInt(2)]));
+                return List.of(kill(cluster, ends[random.nextInt(ends.length)]));
             }
             case MID_REPLICATION -> {
                 triggerCheckpoint(cluster, jobId);
@@ -261,18 +266,22 @@ class TaskManagerKillCampaignITCase {
     }
 
     /**
-     * Asks for a move of a random vnode to a subtask on another TaskManager, over REST.
+     * Asks over REST for a move of a random vnode to a subtask on another TaskManager, or (every
+     * other time) for a relay as the rescale policy plans them: that move and, in the same
+     * handover, one of the target subtask's own vnodes on to a subtask on a third TaskManager or
+     * back to the first move's origin (the target subtask is then origin and target at once).
      *
-     * @return the TaskManager indexes of the origin and the target
+     * @return the TaskManager indexes of every origin and target of the handover
      */
     private static int[] startCrossTaskManagerMove(
             RemoteOperator operator, Random random, String requestId) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        boolean relay = random.nextBoolean();
         while (true) {
             // a late failover of the previous kill refuses with 503 and "retry once the job
             // runs": the client contract is to wait for the job and ask again
             JsonNode view = operator.awaitRunning(-1, Duration.ofSeconds(120));
-            MoveRequest move = postCrossTaskManagerMove(operator, view, random, requestId);
+            MoveRequest move = postCrossTaskManagerMove(operator, view, random, requestId, relay);
             RestCalls.Reply reply = move.reply();
             if (reply.status() == 503 && System.nanoTime() < deadline) {
                 LOG.info(
@@ -280,22 +289,63 @@ class TaskManagerKillCampaignITCase {
                 continue;
             }
             assertThat(reply.status()).as(reply.text()).isEqualTo(202);
-            return new int[] {move.origin(), move.target()};
+            LOG.info("Move {} asked: {}", requestId, move.body());
+            return move.taskManagers().stream().mapToInt(Integer::intValue).toArray();
         }
     }
 
-    /** A move asked for over REST, between the TaskManagers of its origin and its target. */
-    private record MoveRequest(RestCalls.Reply reply, int origin, int target) {}
+    /** A handover asked for over REST, and the TaskManagers of its origins and targets. */
+    private record MoveRequest(RestCalls.Reply reply, String body, List<Integer> taskManagers) {}
+
+    /** One vnode's move: the vnode, its owner's and target's subtasks and TaskManagers. */
+    private record Move(int vnode, int from, int fromTaskManager, int to, int toTaskManager) {}
 
     private static MoveRequest postCrossTaskManagerMove(
-            RemoteOperator operator, JsonNode view, Random random, String requestId)
+            RemoteOperator operator, JsonNode view, Random random, String requestId, boolean relay)
             throws Exception {
         int vnode = random.nextInt(VNODES);
+        Move first = moveToAnotherTaskManager(operator, view, random, vnode, -1);
+        List<Move> moves = new ArrayList<>(List.of(first));
+        if (relay) {
+            List<Integer> ownVnodes = new ArrayList<>();
+            for (int v = 0; v < VNODES; v++) {
+                if (view.at("/vnodes/" + v + "/owner").asInt() == first.to()) {
+                    ownVnodes.add(v);
+                }
+            }
+            if (!ownVnodes.isEmpty()) {
+                int passedOn = ownVnodes.get(random.nextInt(ownVnodes.size()));
+                moves.add(
+                        moveToAnotherTaskManager(
+                                operator, view, random, passedOn, first.toTaskManager()));
+            }
+        }
+        ObjectNode body = JSON.createObjectNode().put("request-id", requestId);
+        ArrayNode movesJson = body.putArray("moves");
+        List<Integer> taskManagers = new ArrayList<>();
+        for (Move move : moves) {
+            movesJson.addObject().put("vnode", move.vnode()).put("to", move.to());
+            taskManagers.add(move.fromTaskManager());
+            taskManagers.add(move.toTaskManager());
+        }
+        String json = body.toString();
+        RestCalls.Reply reply = operator.rhino().post(operator.path() + "/handovers", json);
+        return new MoveRequest(reply, json, taskManagers.stream().distinct().toList());
+    }
+
+    /**
+     * {@code vnode}'s move from its owner to a random subtask on another TaskManager than the
+     * owner's and than {@code avoidTaskManager} (-1: none to avoid).
+     */
+    private static Move moveToAnotherTaskManager(
+            RemoteOperator operator, JsonNode view, Random random, int vnode, int avoidTaskManager)
+            throws Exception {
+        int owner = view.at("/vnodes/" + vnode + "/owner").asInt();
         int origin = operator.taskManagerOf(view.at("/vnodes/" + vnode + "/taskmanager").asText());
         List<int[]> targets = new ArrayList<>();
         for (JsonNode owned : view.get("vnodes")) {
             int taskManager = operator.taskManagerOf(owned.get("taskmanager").asText());
-            if (taskManager != origin) {
+            if (taskManager != origin && taskManager != avoidTaskManager) {
                 targets.add(new int[] {owned.get("owner").asInt(), taskManager});
             }
         }
@@ -303,18 +353,7 @@ class TaskManagerKillCampaignITCase {
                 .as("subtasks on other TaskManagers than vnode %d's", vnode)
                 .isNotEmpty();
         int[] target = targets.get(random.nextInt(targets.size()));
-        RestCalls.Reply reply =
-                operator.rhino()
-                        .post(
-                                operator.path() + "/handovers",
-                                "{\"request-id\": \""
-                                        + requestId
-                                        + "\", \"moves\": [{\"vnode\": "
-                                        + vnode
-                                        + ", \"to\": "
-                                        + target[0]
-                                        + "}]}");
-        return new MoveRequest(reply, origin, target[1]);
+        return new Move(vnode, owner, origin, target[0], target[1]);
     }
 
     /** Triggers a checkpoint over Flink's REST API without waiting for it. */
@@ -500,6 +539,18 @@ class TaskManagerKillCampaignITCase {
         RhinoClusters.withRestarts(config, 1_000, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
         return config;
+    }
+
+    /**
+     * The moments of a round: all of them, or those {@code -Drhino.kill-campaign.moments} names
+     * (e.g. {@code MID_HANDOVER,MID_RESTORE}) to aim a campaign at them.
+     */
+    private static List<Moment> moments() {
+        String names = System.getProperty("rhino.kill-campaign.moments", "");
+        if (names.isBlank()) {
+            return List.of(Moment.values());
+        }
+        return Stream.of(names.split(",")).map(String::strip).map(Moment::valueOf).toList();
     }
 
     private static long seed() {

@@ -144,25 +144,29 @@ public final class TestPipelines {
             RateLimiterStrategy eventsRate) {
         DataStream<Tuple3<Long, Long, Long>> source =
                 Events.stream(
-                        env,
-                        "events",
-                        1,
-                        input.events(),
-                        5,
-                        input.keys(),
-                        eventsRate,
-                        input.sourceParallelism());
+                                env,
+                                "events",
+                                1,
+                                input.events(),
+                                5,
+                                input.keys(),
+                                eventsRate,
+                                input.sourceParallelism())
+                        // ids that do not depend on the job's parallelism: the sources run at
+                        // their own, and a generated id changes with what they chain to
+                        .uid("events");
         DataStream<Tuple3<Long, Long, Long>> events = inject.apply(source);
         DataStream<Tuple3<Long, Long, Long>> others =
                 Events.stream(
-                        env,
-                        "others",
-                        2,
-                        input.events() / 2,
-                        10,
-                        input.keys(),
-                        input.eventsPerSecond() / 2,
-                        input.sourceParallelism());
+                                env,
+                                "others",
+                                2,
+                                input.events() / 2,
+                                10,
+                                input.keys(),
+                                input.eventsPerSecond() / 2,
+                                input.sourceParallelism())
+                        .uid("others");
 
         DataStream<String> sliding =
                 mode == Mode.RHINO
@@ -209,7 +213,8 @@ public final class TestPipelines {
         DataStream<String> plain =
                 others.keyBy(BY_KEY)
                         .window(TumblingEventTimeWindows.of(Duration.ofSeconds(5)))
-                        .aggregate(new SumAndCount(), new EmitWindow("plain"));
+                        .aggregate(new SumAndCount(), new EmitWindow("plain"))
+                        .uid("plain");
 
         return sliding.union(sessions, processed, joined, plain);
     }

@@ -83,8 +83,9 @@ public final class CheckpointSyncBenchmark {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointSyncBenchmark.class);
     private static final String OPERATOR = "state";
     private static final String REPLICATED = "rhino-replicated";
-    // Rhino with every vnode snapshotted at every checkpoint, idle or not
-    private static final String NO_REUSE = "rhino-no-reuse";
+    // Rhino with every vnode snapshotted at every checkpoint, idle or not (also
+    // rhino-replicated-no-reuse)
+    private static final String NO_REUSE = "-no-reuse";
     private static final Map<String, AtomicLong> FILLED = new ConcurrentHashMap<>();
 
     /** One checkpoint of one system. */
@@ -131,8 +132,9 @@ public final class CheckpointSyncBenchmark {
                                 "suts",
                                 "rhino,flink",
                                 "systems, comma-separated: rhino, rhino-replicated (factor 2 to a"
-                                        + " second TaskManager), rhino-no-reuse (idle vnodes"
-                                        + " snapshotted too), flink")
+                                        + " second TaskManager), rhino-no-reuse and"
+                                        + " rhino-replicated-no-reuse (idle vnodes snapshotted"
+                                        + " too), flink")
                         .flag("dir", System.getProperty("java.io.tmpdir"), "working directory")
                         .flag("out", "benchmarks-nexmark/target/checkpoint-sync.csv", "CSV file");
         if (!args.parse(argv)) {
@@ -146,7 +148,7 @@ public final class CheckpointSyncBenchmark {
         try {
             for (String sut : args.get("suts").split(",")) {
                 Path dir = work.resolve(sut.trim());
-                boolean replicated = sut.trim().equals(REPLICATED);
+                boolean replicated = sut.trim().startsWith(REPLICATED);
                 // replicated: a second TaskManager, and one subtask on each to replicate to
                 // the other (per slot the same managed memory as without)
                 Configuration clusterOptions = new Configuration();
@@ -209,8 +211,8 @@ public final class CheckpointSyncBenchmark {
                 CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("cp").toUri().toString());
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
         config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
-        config.set(RhinoOptions.STATE_REUSE_IDLE_VNODES, !sut.equals(NO_REUSE));
-        if (sut.equals(REPLICATED)) {
+        config.set(RhinoOptions.STATE_REUSE_IDLE_VNODES, !sut.endsWith(NO_REUSE));
+        if (sut.startsWith(REPLICATED)) {
             PeerReplicationOptions.factorTwo(
                     config, dir.resolve("replicas"), "checkpoint-sync-benchmark");
         }

@@ -106,8 +106,10 @@ public final class RhinoOptions {
                                     + "since (no state write, clear, merge or timer change): its "
                                     + "RocksDB instance is neither flushed nor checkpointed, and "
                                     + "the checkpoint refers to the same shared files. Savepoints "
-                                    + "never reuse. Not with replication on (every checkpoint's "
-                                    + "files go to the replica chain), not for snapshots with a "
+                                    + "never reuse. With replication on, the replica chain lists "
+                                    + "its copy of the reused snapshot again (only RocksDB's small "
+                                    + "metadata files are sent) where its last round of the vnode "
+                                    + "sent that snapshot whole. Not for snapshots with a "
                                     + "task-local copy (local recovery), and not while another "
                                     + "checkpoint of the subtask still runs.");
 

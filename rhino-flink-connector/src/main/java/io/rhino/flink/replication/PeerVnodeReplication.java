@@ -75,6 +75,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
     }
 
     private final ChainHeldFiles held = new ChainHeldFiles();
+    private final ListedSnapshots listed;
     private final DepartureNotices departures;
     private final RetirementNotices retirements;
     private final VnodeChainRound vnodeRound;
@@ -100,6 +101,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
         this.chain = List.copyOf(chain);
         this.prefix = prefix;
         this.captureRoot = captureRoot;
+        this.listed = new ListedSnapshots(captureRoot.resolve("listed-" + System.nanoTime()));
         this.departures = new DepartureNotices(service, this.chain, prefix, timeoutMillis, held);
         this.retirements = new RetirementNotices(service, prefix);
         this.vnodeRound =
@@ -178,8 +180,16 @@ public final class PeerVnodeReplication implements VnodeReplication {
     }
 
     @Override
+    public boolean mayRelist(int vnode, Object instance, long snapshotOf) {
+        return listed.holds(vnode, instance, snapshotOf)
+                && held.confirmedOf(vnode, instance).isPresent();
+    }
+
+    @Override
     public Capture capture(
-            long checkpointId, Map<Integer, CheckpointableKeyedStateBackend<?>> vnodes)
+            long checkpointId,
+            Map<Integer, CheckpointableKeyedStateBackend<?>> vnodes,
+            Map<Integer, Relist> relisted)
             throws Exception {
         Path directory = captureRoot.resolve("chk-" + checkpointId + "-" + System.nanoTime());
         Map<Integer, Path> captured = new LinkedHashMap<>();
@@ -205,7 +215,8 @@ public final class PeerVnodeReplication implements VnodeReplication {
             FileUtils.deleteDirectoryQuietly(directory.toFile());
             throw e;
         }
-        return new Captured(checkpointId, directory, captured, flinkSnapshots, instances);
+        return new Captured(
+                checkpointId, directory, captured, flinkSnapshots, instances, Map.copyOf(relisted));
     }
 
     private final class Captured implements Capture {
@@ -214,22 +225,26 @@ public final class PeerVnodeReplication implements VnodeReplication {
         private final Map<Integer, Path> byVnode;
         private final Map<Integer, Path> flinkSnapshots;
         private final Map<Integer, Object> instances;
+        private final Map<Integer, Relist> relisted;
 
         /**
          * @param flinkSnapshots vnodes whose files are still to be linked from the RocksDB
          *     checkpoint of Flink's snapshot, which exists until the vnode's snapshot future ends
+         * @param relisted idle vnodes whose replica of an earlier snapshot is listed again
          */
         Captured(
                 long checkpointId,
                 Path directory,
                 Map<Integer, Path> byVnode,
                 Map<Integer, Path> flinkSnapshots,
-                Map<Integer, Object> instances) {
+                Map<Integer, Object> instances,
+                Map<Integer, Relist> relisted) {
             this.checkpointId = checkpointId;
             this.directory = directory;
             this.byVnode = byVnode;
             this.flinkSnapshots = flinkSnapshots;
             this.instances = instances;
+            this.relisted = relisted;
         }
 
         @Override
@@ -256,14 +271,15 @@ public final class PeerVnodeReplication implements VnodeReplication {
                     FileLinks.linkDirectory(flinks.getValue(), byVnode.get(flinks.getKey()));
                 }
                 synchronized (rounds) {
-                    departures.checkpointHas(checkpointId, byVnode.keySet());
+                    Set<Integer> inCheckpoint = new TreeSet<>(byVnode.keySet());
+                    inCheckpoint.addAll(relisted.keySet());
+                    departures.checkpointHas(checkpointId, inCheckpoint);
+                    listed.retainOnly(inCheckpoint);
                     for (Map.Entry<Integer, Path> vnode : byVnode.entrySet()) {
-                        bytes +=
-                                vnodeRound.replicate(
-                                        checkpointId,
-                                        vnode.getKey(),
-                                        instances.get(vnode.getKey()),
-                                        vnode.getValue());
+                        bytes += replicateWhole(vnode.getKey(), vnode.getValue());
+                    }
+                    for (Map.Entry<Integer, Relist> vnode : relisted.entrySet()) {
+                        bytes += relist(vnode.getKey(), vnode.getValue());
                     }
                     departures.announce(checkpointId, lastCompletedCheckpoint, directory);
                     retirements.replicated(checkpointId);
@@ -275,12 +291,55 @@ public final class PeerVnodeReplication implements VnodeReplication {
             }
             listener.replicated(checkpointId, bytes, (System.nanoTime() - started) / 1_000_000);
             LOG.debug(
-                    "Checkpoint {}: replicated {} bytes of vnodes {} to {} in {} ms",
+                    "Checkpoint {}: replicated {} bytes of vnodes {} (listed again: {}) to {} in"
+                            + " {} ms",
                     checkpointId,
                     bytes,
                     byVnode.keySet(),
+                    relisted.keySet(),
                     chain,
                     (System.nanoTime() - started) / 1_000_000);
+        }
+
+        private long replicateWhole(int vnode, Path captured) throws Exception {
+            Object instance = instances.get(vnode);
+            // until this round confirms, the chain's last whole snapshot of the vnode is unknown
+            listed.forget(vnode);
+            long bytes = vnodeRound.replicate(checkpointId, vnode, instance, captured);
+            listed.replicated(vnode, instance, checkpointId, captured);
+            return bytes;
+        }
+
+        private long relist(int vnode, Relist relist) throws Exception {
+            Object instance = relist.instance();
+            // a round of a later checkpoint may have run first and sent another snapshot
+            ListedSnapshots.Listed snapshot =
+                    listed.of(vnode, instance)
+                            .filter(l -> l.snapshotOf() == relist.snapshotOf())
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "Checkpoint "
+                                                            + checkpointId
+                                                            + " reuses vnode "
+                                                            + vnode
+                                                            + "'s snapshot of checkpoint "
+                                                            + relist.snapshotOf()
+                                                            + ", which its chain no longer holds"
+                                                            + " whole; the next checkpoint"
+                                                            + " snapshots it"));
+            try {
+                return vnodeRound.relist(
+                        checkpointId,
+                        vnode,
+                        instance,
+                        snapshot,
+                        directory.resolve("relist-vnode-" + vnode));
+            } catch (Exception e) {
+                // a member may have lost files: the next checkpoint sends the vnode whole
+                listed.forget(vnode);
+                throw e;
+            }
         }
 
         @Override

@@ -51,6 +51,9 @@ final class VnodeChainRound {
      */
     static final int FILES_AT_ONCE = 4;
 
+    /** The name of a round's listing where it is written before it is sent. */
+    static final String LISTING_SCRATCH = ReplicaListing.NAME + ".local";
+
     private final ReplicationService service;
     private final List<PeerAddress> chain;
     private final String prefix;
@@ -110,6 +113,60 @@ final class VnodeChainRound {
         }
     }
 
+    /**
+     * Lists again, as the vnode's replica of checkpoint {@code checkpointId}, the instance's
+     * snapshot the chain holds whole ({@code listed}): sends its metadata files and the listing, no
+     * SST file. Returns the bytes sent.
+     *
+     * @param scratch a directory of this checkpoint's capture, for the listing file
+     */
+    long relist(
+            long checkpointId,
+            int vnode,
+            Object instance,
+            ListedSnapshots.Listed listed,
+            Path scratch)
+            throws Exception {
+        String base = ReplicaListing.vnodeDirectory(prefix, vnode);
+        HeldFiles held =
+                this.held
+                        .confirmedOf(vnode, instance)
+                        .orElseThrow(
+                                () ->
+                                        new IllegalStateException(
+                                                "vnode "
+                                                        + vnode
+                                                        + ": no round confirmed what the chain"
+                                                        + " holds of its instance"));
+        List<String> files = new ArrayList<>();
+        for (String sst : new TreeSet<>(held.sstFiles())) {
+            files.add(held.directory() + "/" + sst);
+        }
+        Map<String, Path> toSend = new LinkedHashMap<>();
+        long bytes = 0;
+        for (Path file : ListedSnapshots.metadataFiles(listed)) {
+            String inVnode =
+                    "chk-" + checkpointId + "/" + PathSegment.of(file.getFileName().toString());
+            files.add(inVnode);
+            toSend.put(base + "/" + inVnode, file);
+            bytes += Files.size(file);
+        }
+        WindowedRound.replicate(service, toSend, chain, FILES_AT_ONCE, timeoutMillis, path -> {});
+        Files.createDirectories(scratch);
+        sendListing(checkpointId, base, files, scratch);
+        return bytes;
+    }
+
+    /** Sends the listing of {@code files} last: with it the chain holds the replica whole. */
+    private void sendListing(long checkpointId, String base, List<String> files, Path scratch)
+            throws Exception {
+        Path listingFile = scratch.resolve(LISTING_SCRATCH);
+        ReplicaListing.of(lastCompletedCheckpoint.getAsLong(), files).write(listingFile);
+        RoundWait.await(
+                service.replicate(listingFile, ReplicaListing.path(base, checkpointId), chain),
+                timeoutMillis);
+    }
+
     private long send(
             long checkpointId,
             String base,
@@ -151,12 +208,8 @@ final class VnodeChainRound {
                         stored.add(path.substring(path.lastIndexOf('/') + 1));
                     }
                 });
-        Path listingFile = captured.resolve(ReplicaListing.NAME + ".local");
-        ReplicaListing.of(lastCompletedCheckpoint.getAsLong(), listed).write(listingFile);
         try {
-            RoundWait.await(
-                    service.replicate(listingFile, ReplicaListing.path(base, checkpointId), chain),
-                    timeoutMillis);
+            sendListing(checkpointId, base, listed, captured);
         } catch (ExecutionException e) {
             if (alreadyHeld.isEmpty()) {
                 throw e;

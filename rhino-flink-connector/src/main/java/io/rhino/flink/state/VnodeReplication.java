@@ -27,9 +27,34 @@ import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
  */
 public interface VnodeReplication {
 
-    /** The live files of the vnodes about to be checkpointed, taken in the task thread. */
-    Capture capture(long checkpointId, Map<Integer, CheckpointableKeyedStateBackend<?>> vnodes)
+    /**
+     * The live files of the vnodes about to be checkpointed, taken in the task thread. The {@code
+     * relisted} vnodes are idle: the checkpoint reuses their snapshot of an earlier one, and the
+     * chain lists its replica of that snapshot again instead of receiving their files ({@link
+     * #mayRelist}).
+     */
+    Capture capture(
+            long checkpointId,
+            Map<Integer, CheckpointableKeyedStateBackend<?>> vnodes,
+            Map<Integer, Relist> relisted)
             throws Exception;
+
+    /**
+     * Whether the chain holds, as its last complete replica of the vnode's RocksDB instance {@code
+     * instance}, the files of that instance's snapshot for checkpoint {@code snapshotOf}: a
+     * checkpoint that reuses that snapshot can then list it again without capturing anything.
+     */
+    default boolean mayRelist(int vnode, Object instance, long snapshotOf) {
+        return false;
+    }
+
+    /**
+     * An idle vnode a checkpoint lists again.
+     *
+     * @param instance the vnode's RocksDB instance
+     * @param snapshotOf the checkpoint whose snapshot of the instance the checkpoint reuses
+     */
+    record Relist(Object instance, long snapshotOf) {}
 
     /** Flink completed this checkpoint: copies of older ones may go. */
     default void checkpointCompleted(long checkpointId) {}

@@ -166,26 +166,37 @@ final class VnodeSnapshotter<K> {
         idle.retainOnly(owned);
         VnodeReplication current = replication;
         boolean track = reuseIdleVnodes && !savepoint;
-        // No reuse with a replica chain, which receives every vnode's files at every checkpoint,
-        // nor while another checkpoint still runs: it may complete first and subsume the one
-        // whose private files a reuse copies (concurrent checkpoints).
-        boolean mayReuse = track && current == null && running.get() == 0;
+        // No reuse while another checkpoint still runs: it may complete first and subsume the
+        // one whose private files a reuse copies (concurrent checkpoints). With a replica chain,
+        // only where the chain's last replica of the vnode is the reused snapshot.
+        boolean mayReuse = track && running.get() == 0;
         disposal.lease(instances);
         VnodeReplication.Capture capture = null;
         // as of this synchronous part, as the vnode snapshots are: a restore starts from them
         SortedMap<Integer, TimerQueueHeads> timerHeads = new TreeMap<>();
         long readingHeads = 0;
         try {
-            Map<Integer, CheckpointableKeyedStateBackend<?>> byVnode = new LinkedHashMap<>();
+            Map<Integer, CheckpointableKeyedStateBackend<?>> snapshotted = new LinkedHashMap<>();
+            Map<Integer, VnodeReplication.Relist> relisted = new LinkedHashMap<>();
             for (int vnode : backends.ownedVnodes()) {
                 CheckpointableKeyedStateBackend<K> instance = backends.get(vnode);
                 Optional<IdleVnodeSnapshots.Reusable> reusable =
                         mayReuse
                                 ? idle.reusable(vnode, instance, VnodeWriteSequence.of(instance))
+                                        .filter(
+                                                r ->
+                                                        current == null
+                                                                || current.mayRelist(
+                                                                        vnode,
+                                                                        instance,
+                                                                        r.takenAt()))
                                 : Optional.empty();
                 if (reusable.isPresent()) {
                     reused.put(vnode, reusable.get());
+                    relisted.put(
+                            vnode, new VnodeReplication.Relist(instance, reusable.get().takenAt()));
                 } else {
+                    snapshotted.put(vnode, instance);
                     futures.put(
                             vnode,
                             instance.snapshot(
@@ -194,7 +205,6 @@ final class VnodeSnapshotter<K> {
                         idle.taken(checkpointId, vnode, instance, VnodeWriteSequence.of(instance));
                     }
                 }
-                byVnode.put(vnode, instance);
                 long start = System.nanoTime();
                 TimerQueueHeads heads = cachedTimerHeads.apply(vnode);
                 readingHeads += System.nanoTime() - start;
@@ -208,7 +218,7 @@ final class VnodeSnapshotter<K> {
                     timerHeads.size(),
                     readingHeads / 1000);
             if (!savepoint) {
-                uploads.started(checkpointId, byVnode.keySet());
+                uploads.started(checkpointId, owned);
                 lastReused = reused.size();
                 lastSnapshotted = futures.size();
                 LOG.debug(
@@ -218,7 +228,7 @@ final class VnodeSnapshotter<K> {
                         futures.size());
             }
             if (current != null && !savepoint) {
-                capture = current.capture(checkpointId, byVnode);
+                capture = current.capture(checkpointId, snapshotted, relisted);
             }
         } catch (Exception e) {
             cancelAndDiscard(futures);

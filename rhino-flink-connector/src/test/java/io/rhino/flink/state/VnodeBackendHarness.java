@@ -59,6 +59,7 @@ public final class VnodeBackendHarness implements AutoCloseable {
     private final TtlTimeProvider ttlTimeProvider;
     private Configuration configuration = new Configuration();
     private String checkpointScheme = "file";
+    private TaskReplicas replicas;
     private JobID sharedJob;
     private java.io.File sharedTaskManagerDirectory;
 
@@ -88,6 +89,15 @@ public final class VnodeBackendHarness implements AutoCloseable {
     public VnodeBackendHarness onTaskManager(JobID job, java.io.File taskManagerDirectory) {
         this.sharedJob = job;
         this.sharedTaskManagerDirectory = taskManagerDirectory;
+        return this;
+    }
+
+    /**
+     * Backends created from now on restore their vnodes from {@code replicas} where these hold
+     * them, as a task whose gate registered them does.
+     */
+    VnodeBackendHarness withReplicas(TaskReplicas replicas) {
+        this.replicas = replicas;
         return this;
     }
 
@@ -131,6 +141,11 @@ public final class VnodeBackendHarness implements AutoCloseable {
         KeyGroupRange subtaskRange =
                 KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
                         spec.numKeyGroups(), spec.parallelism(), subtask);
+        if (replicas != null) {
+            RhinoTaskRegistry.registerGate(
+                    env.getExecutionId(), env.getJobID(), spec, subtask, replicas);
+            resources.add(() -> RhinoTaskRegistry.unregisterGate(env.getExecutionId()));
+        }
         RhinoStateBackend stateBackend =
                 new RhinoStateBackendFactory()
                         .createFromConfig(configuration, getClass().getClassLoader());

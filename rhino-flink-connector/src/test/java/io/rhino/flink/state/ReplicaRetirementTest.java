@@ -18,11 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
-import io.rhino.flink.replication.VnodeReplicaCollector;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.testjobs.CheckpointFiles;
-import io.rhino.replication.PeerAddress;
-import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -30,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -174,27 +172,12 @@ class ReplicaRetirementTest {
     }
 
     private PeerVnodeReplication replication(ReplicationService member) {
-        return new PeerVnodeReplication(
-                primary,
-                List.<PeerAddress>of(member.address()),
-                PREFIX,
-                tmp.resolve("capture"),
-                30_000,
-                new PeerVnodeReplication.Listener() {
-                    @Override
-                    public void replicated(long checkpointId, long bytesSent, long roundMillis) {}
-
-                    @Override
-                    public void failed(long checkpointId, Throwable cause) {}
-                });
+        return ReplicationFixtures.chain(
+                primary, member, PREFIX, tmp.resolve("capture"), new AtomicLong());
     }
 
     private ReplicationService service(String host, String name) throws Exception {
-        ReplicationService service =
-                ReplicationService.start(
-                        ReplicationConfig.anyPort(
-                                host, tmp.resolve(name), "retire", Duration.ofSeconds(30)));
-        service.store().listen(new VnodeReplicaCollector(service.store()));
+        ReplicationService service = ReplicationFixtures.service(host, tmp.resolve(name), "retire");
         services.add(service);
         return service;
     }

@@ -19,13 +19,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
-import io.rhino.flink.replication.VnodeReplicaCollector;
 import io.rhino.flink.spec.RhinoOperatorSpec;
-import io.rhino.replication.ReplicationConfig;
 import io.rhino.replication.ReplicationService;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -347,31 +344,11 @@ class ReplicaSeedTest {
     }
 
     private PeerVnodeReplication replication(ReplicationService member, AtomicLong sent) {
-        return new PeerVnodeReplication(
-                primary,
-                List.of(member.address()),
-                PREFIX,
-                tmp.resolve("capture"),
-                30_000,
-                new PeerVnodeReplication.Listener() {
-                    @Override
-                    public void replicated(long checkpointId, long bytesSent, long roundMillis) {
-                        sent.addAndGet(bytesSent);
-                    }
-
-                    @Override
-                    public void failed(long checkpointId, Throwable cause) {}
-                });
+        return ReplicationFixtures.chain(primary, member, PREFIX, tmp.resolve("capture"), sent);
     }
 
-    /** A service as a TaskManager runs it: its store checks every listing it receives. */
     private ReplicationService service(String host, String name) throws Exception {
-        ReplicationService service =
-                ReplicationService.start(
-                        ReplicationConfig.anyPort(
-                                host, tmp.resolve(name), "seed", Duration.ofSeconds(30)));
-        service.store().listen(new VnodeReplicaCollector(service.store()));
-        return service;
+        return ReplicationFixtures.service(host, tmp.resolve(name), "seed");
     }
 
     private List<String> listing(String vnodeDirectory, long checkpoint) throws Exception {

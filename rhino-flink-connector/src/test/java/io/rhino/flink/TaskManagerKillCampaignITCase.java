@@ -297,14 +297,16 @@ class TaskManagerKillCampaignITCase {
     /** A handover asked for over REST, and the TaskManagers of its origins and targets. */
     private record MoveRequest(RestCalls.Reply reply, String body, List<Integer> taskManagers) {}
 
-    /** One vnode's move: the vnode, its owner's and target's subtasks and TaskManagers. */
-    private record Move(int vnode, int from, int fromTaskManager, int to, int toTaskManager) {}
+    /**
+     * One vnode's move: the vnode, its owner's TaskManager, the target subtask and its TaskManager.
+     */
+    private record Move(int vnode, int fromTaskManager, int to, int toTaskManager) {}
 
     private static MoveRequest postCrossTaskManagerMove(
             RemoteOperator operator, JsonNode view, Random random, String requestId, boolean relay)
             throws Exception {
         int vnode = random.nextInt(VNODES);
-        Move first = moveToAnotherTaskManager(operator, view, random, vnode, -1);
+        Move first = moveToAnotherTaskManager(operator, view, random, vnode);
         List<Move> moves = new ArrayList<>(List.of(first));
         if (relay) {
             List<Integer> ownVnodes = new ArrayList<>();
@@ -315,9 +317,8 @@ class TaskManagerKillCampaignITCase {
             }
             if (!ownVnodes.isEmpty()) {
                 int passedOn = ownVnodes.get(random.nextInt(ownVnodes.size()));
-                moves.add(
-                        moveToAnotherTaskManager(
-                                operator, view, random, passedOn, first.toTaskManager()));
+                // to a third TaskManager or back to the first move's origin
+                moves.add(moveToAnotherTaskManager(operator, view, random, passedOn));
             }
         }
         ObjectNode body = JSON.createObjectNode().put("request-id", requestId);
@@ -333,19 +334,14 @@ class TaskManagerKillCampaignITCase {
         return new MoveRequest(reply, json, taskManagers.stream().distinct().toList());
     }
 
-    /**
-     * {@code vnode}'s move from its owner to a random subtask on another TaskManager than the
-     * owner's and than {@code avoidTaskManager} (-1: none to avoid).
-     */
+    /** {@code vnode}'s move to a random subtask on another TaskManager than its owner's. */
     private static Move moveToAnotherTaskManager(
-            RemoteOperator operator, JsonNode view, Random random, int vnode, int avoidTaskManager)
-            throws Exception {
-        int owner = view.at("/vnodes/" + vnode + "/owner").asInt();
+            RemoteOperator operator, JsonNode view, Random random, int vnode) throws Exception {
         int origin = operator.taskManagerOf(view.at("/vnodes/" + vnode + "/taskmanager").asText());
         List<int[]> targets = new ArrayList<>();
         for (JsonNode owned : view.get("vnodes")) {
             int taskManager = operator.taskManagerOf(owned.get("taskmanager").asText());
-            if (taskManager != origin && taskManager != avoidTaskManager) {
+            if (taskManager != origin) {
                 targets.add(new int[] {owned.get("owner").asInt(), taskManager});
             }
         }
@@ -353,7 +349,7 @@ class TaskManagerKillCampaignITCase {
                 .as("subtasks on other TaskManagers than vnode %d's", vnode)
                 .isNotEmpty();
         int[] target = targets.get(random.nextInt(targets.size()));
-        return new Move(vnode, owner, origin, target[0], target[1]);
+        return new Move(vnode, origin, target[0], target[1]);
     }
 
     /** Triggers a checkpoint over Flink's REST API without waiting for it. */

@@ -306,7 +306,11 @@ public final class PeerVnodeReplication implements VnodeReplication {
             // until this round confirms, the chain's last whole snapshot of the vnode is unknown
             listed.forget(vnode);
             long bytes = vnodeRound.replicate(checkpointId, vnode, instance, captured);
-            listed.replicated(vnode, instance, checkpointId, captured);
+            // only the files of Flink's own snapshot are those a later checkpoint may reuse; a
+            // RocksDB checkpoint taken here instead could hold other SST files
+            if (flinkSnapshots.containsKey(vnode)) {
+                listed.replicated(vnode, instance, checkpointId, captured);
+            }
             return bytes;
         }
 

@@ -17,6 +17,7 @@ package io.rhino.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.replication.SelfSignedKeyStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,6 +201,9 @@ final class Deployment implements AutoCloseable {
             }
             Path dump = directory.resolve(process.name() + ".hprof");
             process.jcmd("GC.heap_dump", dump.toString());
+            // a finalizer thread that is stuck keeps whatever waits for it
+            Path threads = directory.resolve(process.name() + ".threads.txt");
+            Files.writeString(threads, process.jcmd("Thread.print"));
             List<String> found = HeapPaths.toInstances(dump, Leftovers::isUserClassLoader, 3);
             found.forEach(
                     path -> paths.add(process.name() + " keeps a user class loader: " + path));
@@ -209,8 +213,10 @@ final class Deployment implements AutoCloseable {
                                 + ": no strong path from a GC root or a class of another loader"
                                 + " to a user class loader in "
                                 + dump
-                                + ": what keeps it is not in the heap dump (a JVM-internal"
-                                + " reference) or only weak, soft or finalizer references lead"
+                                + " (threads in "
+                                + threads
+                                + "): what keeps it is not in the heap dump (a JVM-internal"
+                                + " reference) or only weak, soft or phantom references lead"
                                 + " to it");
             }
         }

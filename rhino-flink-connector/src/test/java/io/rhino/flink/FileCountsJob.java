@@ -20,6 +20,7 @@ import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.cluster.ProcessCluster;
 import io.rhino.flink.testjobs.FileReleasedRate;
+import io.rhino.flink.testjobs.QuietPhase;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.SkewedEvents;
 import java.nio.file.Path;
@@ -46,11 +47,12 @@ record FileCountsJob(
         long events,
         int keys,
         double perSecond,
-        boolean history) {
+        boolean history,
+        QuietPhase quiet) {
 
     FileCountsJob(
             String operator, int parallelism, int vnodes, long events, int keys, double perSecond) {
-        this(operator, parallelism, vnodes, events, keys, perSecond, false);
+        this(operator, parallelism, vnodes, events, keys, perSecond, false, QuietPhase.NONE);
     }
 
     /**
@@ -58,7 +60,14 @@ record FileCountsJob(
      * ShapeFunctions.CountPerKeyWithHistory}), for tests that measure bytes moved.
      */
     FileCountsJob withHistory() {
-        return new FileCountsJob(operator, parallelism, vnodes, events, keys, perSecond, true);
+        return new FileCountsJob(
+                operator, parallelism, vnodes, events, keys, perSecond, true, quiet);
+    }
+
+    /** The same job with every event of {@code phase} on one key, its other vnodes idle. */
+    FileCountsJob withQuietPhase(QuietPhase phase) {
+        return new FileCountsJob(
+                operator, parallelism, vnodes, events, keys, perSecond, history, phase);
     }
 
     private ShapeFunctions.CountPerKey function() {
@@ -74,10 +83,12 @@ record FileCountsJob(
         env.setParallelism(parallelism);
         RhinoStreams.keyBy(
                         SkewedEvents.stream(
-                                env,
-                                events,
-                                keys,
-                                new FileReleasedRate(inputReleaseMarker(output), perSecond)),
+                                        env,
+                                        events,
+                                        keys,
+                                        new FileReleasedRate(inputReleaseMarker(output), perSecond))
+                                .map(quiet)
+                                .setParallelism(1),
                         new ShapeFunctions.ByKey(),
                         RhinoKeyedStreamOptions.builder(operator).vnodes(vnodes).build())
                 .process(function())
@@ -106,7 +117,12 @@ record FileCountsJob(
     /** Plain Flink's output lines for the same events. */
     List<String> plainFlinkLines() throws Exception {
         return SkewedCountsJob.plainFlink(
-                operator + "-plain-" + UUID.randomUUID(), events, parallelism, keys, function());
+                operator + "-plain-" + UUID.randomUUID(),
+                events,
+                parallelism,
+                keys,
+                function(),
+                quiet);
     }
 
     /**

@@ -16,6 +16,7 @@ package io.rhino.flink;
 
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
+import io.rhino.flink.testjobs.QuietPhase;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
@@ -55,7 +56,13 @@ final class SkewedCountsJob {
 
     /** The output of the same counts on plain Flink, at full speed. */
     static List<String> plainFlink(String runId, long events) throws Exception {
-        return plainFlink(runId, events, PARALLELISM, KEYS, new ShapeFunctions.CountPerKey());
+        return plainFlink(
+                runId,
+                events,
+                PARALLELISM,
+                KEYS,
+                new ShapeFunctions.CountPerKey(),
+                QuietPhase.NONE);
     }
 
     /** The output of {@code function} over the same skewed events on plain Flink, at full speed. */
@@ -66,12 +73,29 @@ final class SkewedCountsJob {
             int keys,
             KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> function)
             throws Exception {
+        return plainFlink(runId, events, parallelism, keys, function, QuietPhase.NONE);
+    }
+
+    /**
+     * The output of {@code function} over the same skewed events, shaped by {@code quiet}, on plain
+     * Flink at full speed.
+     */
+    static List<String> plainFlink(
+            String runId,
+            long events,
+            int parallelism,
+            int keys,
+            KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, String> function,
+            QuietPhase quiet)
+            throws Exception {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(
                         RhinoClusters.jobConfig(Mode.PLAIN));
         env.setParallelism(parallelism);
         String reference = runId + "-plain";
         SkewedEvents.stream(env, events, keys, RateLimiterStrategy.noOp())
+                .map(quiet)
+                .setParallelism(1)
                 .keyBy(new ShapeFunctions.ByKey())
                 .process(function)
                 .sinkTo(new ResultSink(reference));

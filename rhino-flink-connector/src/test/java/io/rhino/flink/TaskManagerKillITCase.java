@@ -22,6 +22,7 @@ import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.Multisets;
+import io.rhino.flink.testjobs.QuietPhase;
 import io.rhino.flink.testjobs.TestCertificates;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.replication.SelfSignedKeyStore;
@@ -57,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * vnode's checkpoint is again held by exactly one surviving TaskManager. Nothing is downloaded:
  * every vnode restores from a replica, fetched from a survivor when its subtask restarted on the
  * TaskManager it ran on (which never holds its own replica) or, with Flink's task-local recovery
- * on, from its task-local copy there.
+ * on, from its task-local copy there. Without it, the checkpoint restored is one that reused the
+ * snapshots of idle vnodes, whose chains listed their copies again instead of receiving them.
  */
 class TaskManagerKillITCase {
 
@@ -75,8 +77,16 @@ class TaskManagerKillITCase {
     private static final double EVENTS_PER_SECOND = 3_000;
     private static final String TLS_PASSWORD = "tm-kill-it-password";
 
+    // After the first 2 s all events go to one key until the input is released (or 100 s passed):
+    // the checkpoint restored after the crash is taken while all vnodes but one idle, so without
+    // task-local recovery their replicas of it are relisted ones (the chain's copies of the
+    // previous checkpoint's snapshots); the events after the phase write every vnode again, so
+    // the output shows whether each restored with all of its state.
+    private static final QuietPhase QUIET = new QuietPhase(6_000, 300_000, 1);
+
     private static final FileCountsJob JOB =
-            new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
+            new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND)
+                    .withQuietPhase(QUIET);
 
     // a short job after the victim's restart, in every slot, so on it too (with local recovery
     // on, Flink's scheduler does not spread a job of three over the three TaskManagers)
@@ -121,7 +131,11 @@ class TaskManagerKillITCase {
             operator.awaitRunning(-1, Duration.ofSeconds(180));
             operator.moveBetweenTaskManagers(random, 3, "before");
             cluster.checkpoint(jobId, Duration.ofSeconds(60));
-            long beforeCrash = cluster.checkpoint(jobId, Duration.ofSeconds(60));
+            long beforeCrash =
+                    localRecovery
+                            // Flink drops a reused snapshot's task-local copy: no reuse then
+                            ? cluster.checkpoint(jobId, Duration.ofSeconds(60))
+                            : checkpointRelistingIdleVnodes(cluster, operator, jobId);
             // a chain of three on three TaskManagers: both others hold each vnode
             assertEveryVnodeHeldBy(2, jobId, beforeCrash, -1);
             awaitReplicationReported(operator, beforeCrash, 2);
@@ -203,6 +217,34 @@ class TaskManagerKillITCase {
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
         return config;
+    }
+
+    /**
+     * Takes checkpoints until one reuses the snapshots of all vnodes but the quiet phase's (their
+     * chains relist their copies) and returns its id. The first checkpoint of a vnode instance
+     * snapshots it, and until the quiet phase began every vnode was written, so this may take a
+     * few.
+     */
+    private static long checkpointRelistingIdleVnodes(
+            ProcessCluster cluster, RemoteOperator operator, String jobId) throws Exception {
+        long reused = 0;
+        for (int attempt = 0; attempt < 6; attempt++) {
+            long checkpoint = cluster.checkpoint(jobId, Duration.ofSeconds(60));
+            // the gauge of the checkpoint before said 0 or fewer: wait for the new value
+            long deadline = System.nanoTime() + Duration.ofSeconds(6).toNanos();
+            while (System.nanoTime() < deadline) {
+                reused = operator.metricSum("rhinoVnodesReusedAtLastCheckpoint");
+                if (reused >= VNODES - 1) {
+                    LOG.info("Checkpoint {} reused {} idle vnodes' snapshots", checkpoint, reused);
+                    return checkpoint;
+                }
+                Thread.sleep(500);
+            }
+        }
+        throw new AssertionError(
+                "No checkpoint in the quiet phase reused the snapshots of all vnodes but one; the"
+                        + " last reused "
+                        + reused);
     }
 
     /** The replica stores (one directory per TaskManager that ran there) under a replica disk. */

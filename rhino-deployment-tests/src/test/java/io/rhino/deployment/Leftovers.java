@@ -18,12 +18,15 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
 
 /** What a Rhino job may leave behind in a Flink process once it is gone. */
 final class Leftovers {
@@ -116,13 +119,45 @@ final class Leftovers {
         }
     }
 
-    /** The files under {@code directory}, its subdirectories' included. */
+    /**
+     * The files under {@code directory}, its subdirectories' included. The cancelled jobs' replica
+     * stores may still be going while this looks: what vanishes meanwhile is not a leftover.
+     */
     static List<Path> files(Path directory) throws IOException {
         if (!Files.isDirectory(directory)) {
             return List.of();
         }
-        try (Stream<Path> files = Files.walk(directory)) {
-            return files.filter(Files::isRegularFile).sorted().toList();
+        List<Path> files = new ArrayList<>();
+        Files.walkFileTree(
+                directory,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                        if (attributes.isRegularFile()) {
+                            files.add(file);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException failure)
+                            throws IOException {
+                        return goneOrThrow(failure);
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path dir, IOException failure)
+                            throws IOException {
+                        return failure == null ? FileVisitResult.CONTINUE : goneOrThrow(failure);
+                    }
+                });
+        return files.stream().sorted().toList();
+    }
+
+    private static FileVisitResult goneOrThrow(IOException failure) throws IOException {
+        if (failure instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE;
         }
+        throw failure;
     }
 }

@@ -16,6 +16,7 @@ package io.rhino.flink.routing;
 
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.coordination.InheritedContextLoaders;
 import io.rhino.flink.coordination.RecordMethodCaches;
 import io.rhino.flink.events.InstallVnodesEvent;
 import io.rhino.flink.events.ReplicationChainEvent;
@@ -152,6 +153,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
     public void open() throws Exception {
         super.open();
         RecordMethodCaches.releaseWith(getRuntimeContext());
+        InheritedContextLoaders.releaseWith(getRuntimeContext());
         GateLoadReporter loadReporter =
                 new GateLoadReporter(
                         task,

@@ -17,6 +17,7 @@ package io.rhino.flink.routing;
 import io.rhino.core.handover.HandoverCommand;
 import io.rhino.core.handover.HandoverMarker;
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.coordination.InheritedContextLoaders;
 import io.rhino.flink.coordination.RecordMethodCaches;
 import io.rhino.flink.events.RouterAckEvent;
 import io.rhino.flink.events.RouterCommandEvent;
@@ -113,6 +114,7 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
     public void open() throws Exception {
         super.open();
         RecordMethodCaches.releaseWith(getRuntimeContext());
+        InheritedContextLoaders.releaseWith(getRuntimeContext());
         // The manager adopts this table before it plans a handover: after a restore it may hold a
         // newer one that no restored subtask knows.
         coordinator.sendEventToCoordinator(new RouterStartedEvent(table));

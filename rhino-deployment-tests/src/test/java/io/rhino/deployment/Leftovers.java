@@ -14,16 +14,12 @@
 
 package io.rhino.deployment;
 
+import io.rhino.replication.testing.ChangingFileTree;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -124,40 +120,6 @@ final class Leftovers {
      * stores may still be going while this looks: what vanishes meanwhile is not a leftover.
      */
     static List<Path> files(Path directory) throws IOException {
-        if (!Files.isDirectory(directory)) {
-            return List.of();
-        }
-        List<Path> files = new ArrayList<>();
-        Files.walkFileTree(
-                directory,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                        if (attributes.isRegularFile()) {
-                            files.add(file);
-                        }
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException failure)
-                            throws IOException {
-                        return goneOrThrow(failure);
-                    }
-
-                    @Override
-                    public FileVisitResult postVisitDirectory(Path dir, IOException failure)
-                            throws IOException {
-                        return failure == null ? FileVisitResult.CONTINUE : goneOrThrow(failure);
-                    }
-                });
-        return files.stream().sorted().toList();
-    }
-
-    private static FileVisitResult goneOrThrow(IOException failure) throws IOException {
-        if (failure instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE;
-        }
-        throw failure;
+        return ChangingFileTree.regularFiles(directory).stream().sorted().toList();
     }
 }

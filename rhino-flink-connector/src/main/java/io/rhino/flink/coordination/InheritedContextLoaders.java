@@ -51,8 +51,14 @@ public final class InheritedContextLoaders {
         context.registerUserCodeClassLoaderReleaseHookIfAbsent(HOOK, () -> release(jobs));
     }
 
-    /** The number of threads whose context class loader was {@code released}. */
+    /**
+     * The number of threads whose context class loader was {@code released}, none where it is a
+     * loader Flink's own classes come from.
+     */
     static int release(ClassLoader released) {
+        if (released == null || sharedWithFlink(released)) {
+            return 0;
+        }
         int replaced = 0;
         for (Thread thread : liveThreads()) {
             if (thread.getContextClassLoader() == released) {
@@ -65,6 +71,22 @@ public final class InheritedContextLoaders {
             }
         }
         return replaced;
+    }
+
+    /**
+     * Whether Flink's own classes come from {@code loader} or a loader below it. Flink runs a job
+     * that brought no jar on the system class loader, which it never closes and which most threads
+     * of the process have as context class loader: releasing such a job changes nothing.
+     */
+    private static boolean sharedWithFlink(ClassLoader loader) {
+        for (ClassLoader flinks = RuntimeContext.class.getClassLoader();
+                flinks != null;
+                flinks = flinks.getParent()) {
+            if (flinks == loader) {
+                return true;
+            }
+        }
+        return loader == ClassLoader.getSystemClassLoader();
     }
 
     private static Thread[] liveThreads() {

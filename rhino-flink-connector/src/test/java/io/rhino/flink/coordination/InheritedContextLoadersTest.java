@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.ref.WeakReference;
 import java.net.URL;
 import java.util.concurrent.CountDownLatch;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.util.FlinkUserCodeClassLoaders;
 import org.apache.flink.util.MutableURLClassLoader;
 import org.junit.jupiter.api.Test;
@@ -62,6 +63,15 @@ class InheritedContextLoadersTest {
             inherited[0].join();
             unrelated.join();
         }
+    }
+
+    @Test
+    void aJobWithoutJarsRunsOnTheSystemClassLoaderWhichNoThreadGivesUp() {
+        // Flink hands such a job the system class loader and runs its release hooks all the same
+        ClassLoader own = Thread.currentThread().getContextClassLoader();
+        assertThat(InheritedContextLoaders.release(ClassLoader.getSystemClassLoader())).isZero();
+        assertThat(InheritedContextLoaders.release(RuntimeContext.class.getClassLoader())).isZero();
+        assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(own);
     }
 
     /**

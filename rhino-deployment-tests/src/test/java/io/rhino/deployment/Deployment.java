@@ -17,7 +17,6 @@ package io.rhino.deployment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.replication.SelfSignedKeyStore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -201,23 +200,31 @@ final class Deployment implements AutoCloseable {
             }
             Path dump = directory.resolve(process.name() + ".hprof");
             process.jcmd("GC.heap_dump", dump.toString());
-            // a finalizer thread that is stuck keeps whatever waits for it
-            Path threads = directory.resolve(process.name() + ".threads.txt");
-            Files.writeString(threads, process.jcmd("Thread.print"));
             List<String> found = HeapPaths.toInstances(dump, Leftovers::isUserClassLoader, 3);
             found.forEach(
                     path -> paths.add(process.name() + " keeps a user class loader: " + path));
             if (found.isEmpty()) {
-                paths.add(
-                        process.name()
-                                + ": no strong path from a GC root or a class of another loader"
-                                + " to a user class loader in "
-                                + dump
-                                + " (threads in "
-                                + threads
-                                + "): what keeps it is not in the heap dump (a JVM-internal"
-                                + " reference) or only weak, soft or phantom references lead"
-                                + " to it");
+                // Flink's safety net around a job's loader, emptied at the release, still keeps
+                // the job's loader alive through the JVM's record of the classes loaded through it
+                // (not in a heap dump): what keeps a safety net is then what keeps the job's loader
+                List<String> safetyNets =
+                        HeapPaths.toInstances(dump, Leftovers::isSafetyNetClassLoader, 3);
+                safetyNets.forEach(
+                        path ->
+                                paths.add(
+                                        process.name()
+                                                + " keeps a job's safety-net class loader: "
+                                                + path));
+                if (safetyNets.isEmpty()) {
+                    paths.add(
+                            process.name()
+                                    + ": no strong path from a GC root or a class of another"
+                                    + " loader to a user class loader or a safety net in "
+                                    + dump
+                                    + ": what keeps it is not in the heap dump (a JVM-internal"
+                                    + " reference) or only weak, soft, phantom or finalizer"
+                                    + " references lead to it");
+                }
             }
         }
         return paths;

@@ -35,8 +35,7 @@ import shark.HprofRecordTag;
 /**
  * The shortest chains of strong references from a heap dump's GC roots to the instances of some
  * classes: what keeps a user-code class loader alive once its job left. Weak, soft and phantom
- * referents are not followed, objects awaiting finalization are; an object's class and a class's
- * loader are, as the JVM keeps them.
+ * referents are not followed; an object's class and a class's loader are, as the JVM keeps them.
  */
 final class HeapPaths {
 
@@ -137,7 +136,7 @@ final class HeapPaths {
             edges.add(new Edge("<class>", instance.getInstanceClassId()));
             for (Iterator<HeapField> it = instance.readFields().iterator(); it.hasNext(); ) {
                 HeapField field = it.next();
-                if (!isWeak(instance, field)) {
+                if (!isWeak(field)) {
                     addReference(edges, field.getName(), field.getValue());
                 }
             }
@@ -164,17 +163,10 @@ final class HeapPaths {
         }
     }
 
-    /**
-     * A reference's referent and its pending-list links hold nothing alive, except a {@code
-     * Finalizer}'s referent: an object with a {@code finalize()} lives until the finalizer thread
-     * ran it, so a slow or blocked finalizer thread keeps everything the object refers to.
-     */
-    private static boolean isWeak(HeapObject.HeapInstance instance, HeapField field) {
+    /** A reference's referent and its pending-list links hold nothing alive. */
+    private static boolean isWeak(HeapField field) {
         return field.getDeclaringClass().getName().equals("java.lang.ref.Reference")
-                && (field.getName().equals("discovered")
-                        || (field.getName().equals("referent")
-                                && !instance.getInstanceClassName()
-                                        .equals("java.lang.ref.Finalizer")));
+                && (field.getName().equals("referent") || field.getName().equals("discovered"));
     }
 
     /** {@code root Thread "name" -> .threadLocals ThreadLocalMap -> ...}, root first. */

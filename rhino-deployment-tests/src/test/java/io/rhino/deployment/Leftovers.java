@@ -65,6 +65,14 @@ final class Leftovers {
                 .toList();
     }
 
+    /**
+     * Whether {@code className} names Flink's safety net around a job's user-code class loader (the
+     * loader a task and the threads it starts get as context class loader).
+     */
+    static boolean isSafetyNetClassLoader(String className) {
+        return className.endsWith("SafetyNetWrapperClassLoader");
+    }
+
     /** Whether {@code className} names one of Flink's user-code class loaders. */
     static boolean isUserClassLoader(String className) {
         return className.endsWith("ChildFirstClassLoader")

@@ -56,13 +56,7 @@ final class SkewedCountsJob {
 
     /** The output of the same counts on plain Flink, at full speed. */
     static List<String> plainFlink(String runId, long events) throws Exception {
-        return plainFlink(
-                runId,
-                events,
-                PARALLELISM,
-                KEYS,
-                new ShapeFunctions.CountPerKey(),
-                QuietPhase.NONE);
+        return plainFlink(runId, events, PARALLELISM, KEYS, new ShapeFunctions.CountPerKey());
     }
 
     /** The output of {@code function} over the same skewed events on plain Flink, at full speed. */

@@ -66,12 +66,22 @@ class InheritedContextLoadersTest {
     }
 
     @Test
-    void aJobWithoutJarsRunsOnTheSystemClassLoaderWhichNoThreadGivesUp() {
+    void aJobWithoutJarsRunsOnTheSystemClassLoaderWhichNoThreadGivesUp() throws Exception {
         // Flink hands such a job the system class loader and runs its release hooks all the same
-        ClassLoader own = Thread.currentThread().getContextClassLoader();
-        assertThat(InheritedContextLoaders.release(ClassLoader.getSystemClassLoader())).isZero();
-        assertThat(InheritedContextLoaders.release(RuntimeContext.class.getClassLoader())).isZero();
-        assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(own);
+        ClassLoader system = ClassLoader.getSystemClassLoader();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread sharing = new Thread(() -> await(done), "sharing the system class loader");
+        sharing.setContextClassLoader(system);
+        sharing.start();
+        try {
+            assertThat(InheritedContextLoaders.release(system)).isZero();
+            assertThat(InheritedContextLoaders.release(RuntimeContext.class.getClassLoader()))
+                    .isZero();
+            assertThat(sharing.getContextClassLoader()).isSameAs(system);
+        } finally {
+            done.countDown();
+            sharing.join();
+        }
     }
 
     /**

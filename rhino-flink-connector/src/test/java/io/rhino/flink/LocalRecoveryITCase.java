@@ -24,6 +24,7 @@ import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.replication.ReplicaListing;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.QuietPhase;
 import io.rhino.flink.testjobs.ResultSink;
 import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
@@ -132,6 +133,61 @@ class LocalRecoveryITCase {
         assertThat(gaugeSum(job.getJobID(), "rhinoVnodesRestoredFromLocalCopies"))
                 .as("vnodes restored from their task-local copies after the failure")
                 .isEqualTo(4);
+    }
+
+    /**
+     * Idle vnodes cost nothing at a checkpoint with local backup on too: a checkpoint taken while
+     * all vnodes but one idle reuses their earlier snapshots, keeping each one's task-local copy
+     * (linked into its own local directory), and a failure right after restores every vnode from
+     * such a copy, the reused ones included, with every count right.
+     */
+    @Test
+    void idleVnodesReusedWithLocalBackupRestoreFromTheirLocalCopies(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        long events = 24_000;
+        int vnodes = 8;
+        // after 2 s every event goes to key 1 until 20 s: one vnode written, the others idle
+        QuietPhase quiet = new QuietPhase(2_000, 20_000, 1);
+        List<String> reference = plainFlinkCounts(events, 1, quiet);
+
+        String runId = "local-recovery-idle-" + UUID.randomUUID();
+        ARMED.put(runId, new AtomicBoolean());
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(config, checkpoints, Duration.ofMillis(300));
+        RhinoClusters.withRestarts(config, 3, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+        env.setParallelism(2);
+        RhinoStreams.keyBy(
+                        Events.stream(env, "events", 1, events, 1, 13, 1_000, 1)
+                                .map(quiet)
+                                .map(new FailWhenArmed(runId)),
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").vnodes(vnodes).build())
+                .process(new ShapeFunctions.CountPerKey())
+                .sinkTo(new ResultSink(runId));
+        JobClient job = env.executeAsync("local-recovery-idle-vnodes");
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        long reused = 0;
+        while ((reused = gaugeSum(job.getJobID(), "rhinoVnodesReusedAtLastCheckpoint"))
+                < vnodes - 1) {
+            assertThat(System.nanoTime())
+                    .as(
+                            "a checkpoint in the quiet phase reusing all vnodes but one (last: %s)",
+                            reused)
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        ARMED.get(runId).set(true);
+        job.getJobExecutionResult().get();
+
+        assertThat(ARMED.get(runId).get()).as("the injected failure happened").isFalse();
+        assertThat(gaugeSum(job.getJobID(), "rhinoVnodesRestoredFromLocalCopies"))
+                .as("vnodes restored from task-local copies, the reused snapshots' included")
+                .isEqualTo(vnodes);
+        assertThat(new TreeSet<>(ResultSink.take(runId)))
+                .as("every count once, none lost or doubled across the restore")
+                .isEqualTo(new TreeSet<>(reference));
     }
 
     /**
@@ -257,12 +313,18 @@ class LocalRecoveryITCase {
 
     /** The counts of a failure-free plain Flink run. */
     private static List<String> plainFlinkCounts(long events) throws Exception {
+        return plainFlinkCounts(events, 5, QuietPhase.NONE);
+    }
+
+    private static List<String> plainFlinkCounts(long events, long millisPerEvent, QuietPhase quiet)
+            throws Exception {
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(
                         RhinoClusters.jobConfig(Mode.PLAIN));
         env.setParallelism(2);
         String runId = "local-recovery-reference-" + UUID.randomUUID();
-        Events.stream(env, "events", 1, events, 5, 13, 0, 1)
+        Events.stream(env, "events", 1, events, millisPerEvent, 13, 0, 1)
+                .map(quiet)
                 .keyBy(new ShapeFunctions.ByKey())
                 .process(new ShapeFunctions.CountPerKey())
                 .sinkTo(new ResultSink(runId));

@@ -78,10 +78,11 @@ class TaskManagerKillITCase {
     private static final String TLS_PASSWORD = "tm-kill-it-password";
 
     // After the first 2 s all events go to one key until the input is released (or 100 s passed):
-    // the checkpoint restored after the crash is taken while all vnodes but one idle, so without
-    // task-local recovery their replicas of it are relisted ones (the chain's copies of the
-    // previous checkpoint's snapshots); the events after the phase write every vnode again, so
-    // the output shows whether each restored with all of its state.
+    // the checkpoint restored after the crash is taken while all vnodes but one idle, so their
+    // replicas of it are relisted ones (the chain's copies of the previous checkpoint's
+    // snapshots), and with task-local recovery their local copies are linked ones; the events
+    // after the phase write every vnode again, so the output shows whether each restored with all
+    // of its state.
     private static final QuietPhase QUIET = new QuietPhase(6_000, 300_000, 1);
 
     private static final FileCountsJob JOB =
@@ -131,11 +132,9 @@ class TaskManagerKillITCase {
             operator.awaitRunning(-1, Duration.ofSeconds(180));
             operator.moveBetweenTaskManagers(random, 3, "before");
             cluster.checkpoint(jobId, Duration.ofSeconds(60));
-            long beforeCrash =
-                    localRecovery
-                            // Flink drops a reused snapshot's task-local copy: no reuse then
-                            ? cluster.checkpoint(jobId, Duration.ofSeconds(60))
-                            : checkpointRelistingIdleVnodes(cluster, operator, jobId);
+            // with task-local recovery the reused snapshots keep their local copies (linked
+            // into each reusing checkpoint's local directory)
+            long beforeCrash = checkpointRelistingIdleVnodes(cluster, operator, jobId);
             // a chain of three on three TaskManagers: both others hold each vnode
             assertEveryVnodeHeldBy(2, jobId, beforeCrash, -1);
             awaitReplicationReported(operator, beforeCrash, 2);

@@ -109,9 +109,11 @@ public final class RhinoOptions {
                                     + "never reuse. With replication on, the replica chain lists "
                                     + "its copy of the reused snapshot again (only RocksDB's small "
                                     + "metadata files are sent) where its last round of the vnode "
-                                    + "sent that snapshot whole. Not for snapshots with a "
-                                    + "task-local copy (local recovery), and not while another "
-                                    + "checkpoint of the subtask still runs.");
+                                    + "sent that snapshot whole. With task-local recovery the "
+                                    + "reused snapshot's local copy is hard-linked into the "
+                                    + "reusing checkpoint's local directory, so the vnode keeps "
+                                    + "its local recovery. Not while another checkpoint of the "
+                                    + "subtask still runs.");
 
     /** Whether checkpoints store the first timer of each key group of the vnodes' timer queues. */
     public static final ConfigOption<Boolean> STATE_CHECKPOINT_TIMER_HEADS =

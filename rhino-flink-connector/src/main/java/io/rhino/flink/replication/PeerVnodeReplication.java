@@ -249,7 +249,10 @@ public final class PeerVnodeReplication implements VnodeReplication {
 
         @Override
         public Optional<HeldReplica> held(int vnode) {
-            return heldOf(vnode, instances.get(vnode))
+            // a relisted vnode's chain holds the files of the snapshot it lists again
+            Relist relist = relisted.get(vnode);
+            Object instance = relist != null ? relist.instance() : instances.get(vnode);
+            return heldOf(vnode, instance)
                     .map(files -> new HeldReplica(files.directory(), files.sstFiles()));
         }
 

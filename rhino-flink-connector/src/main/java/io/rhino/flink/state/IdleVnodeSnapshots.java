@@ -14,6 +14,7 @@
 
 package io.rhino.flink.state;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import javax.annotation.Nullable;
 import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
@@ -43,8 +45,9 @@ import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
  * below Flink's small-file threshold is reused as the same bytes; a private file lies in its
  * checkpoint's exclusive directory, which Flink deletes once that checkpoint is subsumed, so the
  * reusing checkpoint copies it into its own ({@link PrivateFileCopies}) and is reused from then on
- * with the copy. A snapshot with a task-local copy is never reused: Flink drops that copy once a
- * later checkpoint completes, and the vnode would lose its local recovery.
+ * with the copy. With local backup on, a snapshot is reused with its task-local copy: each reusing
+ * checkpoint links that copy into its own local directory ({@link #reused}), since Flink drops an
+ * older checkpoint's copies once a later one completes; a snapshot without one is not reused.
  */
 final class IdleVnodeSnapshots {
 
@@ -54,12 +57,15 @@ final class IdleVnodeSnapshots {
      * @param takenAt the checkpoint whose snapshot of the instance produced it
      * @param sequence the instance's RocksDB sequence number at that snapshot
      * @param resolved the snapshot, its shared files resolved to the handles Flink holds
+     * @param localCopy its task-local copy kept by the latest checkpoint that listed it; null
+     *     without one
      */
     record Reusable(
             Object instance,
             long takenAt,
             long sequence,
-            IncrementalRemoteKeyedStateHandle resolved) {
+            IncrementalRemoteKeyedStateHandle resolved,
+            @Nullable Path localCopy) {
 
         /** The same snapshot with other private state (copies of its private files). */
         Reusable withPrivateState(
@@ -75,7 +81,13 @@ final class IdleVnodeSnapshots {
                             resolved.getSharedState(),
                             privateState,
                             metaData,
-                            resolved.getCheckpointedSize()));
+                            resolved.getCheckpointedSize()),
+                    localCopy);
+        }
+
+        /** The same snapshot with its task-local copy at {@code copy} (null: none). */
+        Reusable withLocalCopy(@Nullable Path copy) {
+            return new Reusable(instance, takenAt, sequence, resolved, copy);
         }
 
         /** For checkpoint {@code checkpointId}: the manifest's handle. */
@@ -190,21 +202,21 @@ final class IdleVnodeSnapshots {
     }
 
     /**
-     * The instance's snapshot for the checkpoint finished; reusable once the checkpoint completes
-     * if its private state is all bytes and it has no task-local copy.
+     * The instance's snapshot for the checkpoint finished, with its task-local copy in {@code
+     * localCopy} (null: none); reusable once the checkpoint completes.
      */
     synchronized void finished(
-            long checkpointId, int vnode, KeyedStateHandle resolved, boolean localCopy) {
+            long checkpointId, int vnode, KeyedStateHandle resolved, @Nullable Path localCopy) {
         Vnode state = byVnode.get(vnode);
         Long sequence = state == null ? null : state.sequenceAt.remove(checkpointId);
         if (sequence == null
                 || sequence == VnodeWriteSequence.UNKNOWN
-                || localCopy
                 || !(resolved instanceof IncrementalRemoteKeyedStateHandle incremental)) {
             return;
         }
         state.pending.put(
-                checkpointId, new Reusable(state.instance, checkpointId, sequence, incremental));
+                checkpointId,
+                new Reusable(state.instance, checkpointId, sequence, incremental, localCopy));
     }
 
     synchronized void completed(long checkpointId) {

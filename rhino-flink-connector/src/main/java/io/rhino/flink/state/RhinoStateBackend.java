@@ -266,7 +266,9 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         transferDirectory,
                         laterInstalls,
                         checkpointTimerHeads,
-                        reuseIdleVnodes);
+                        IdleVnodeReuse.of(
+                                reuseIdleVnodes,
+                                env.getTaskStateManager().createLocalRecoveryConfig()));
         RhinoMetric.VNODES_REUSED_AT_LAST_CHECKPOINT.gauge(
                 parameters.getMetricGroup(), backend::lastCheckpointReusedVnodes);
         RhinoMetric.VNODES_SNAPSHOTTED_AT_LAST_CHECKPOINT.gauge(

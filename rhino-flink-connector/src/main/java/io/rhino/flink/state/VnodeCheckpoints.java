@@ -56,7 +56,7 @@ final class VnodeCheckpoints<K> {
             int parallelism,
             TypeSerializer<K> keySerializer,
             IntFunction<TimerQueueHeads> timerHeads,
-            boolean reuseIdleVnodes) {
+            IdleVnodeReuse reuseIdleVnodes) {
         this.backends = backends;
         this.owned = owned;
         this.files = files;

@@ -99,7 +99,7 @@ public final class VnodeKeyedStateBackend<K>
             TransferDirectory transferDirectory,
             Closeable installResources,
             boolean checkpointTimerHeads,
-            boolean reuseIdleVnodes) {
+            IdleVnodeReuse reuseIdleVnodes) {
         this.operatorIdentifier = operatorIdentifier;
         this.keySerializer = keySerializer;
         this.subtaskKeyGroups = subtaskKeyGroups;

@@ -15,6 +15,9 @@
 package io.rhino.flink.state;
 
 import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +41,7 @@ import org.apache.flink.runtime.state.CheckpointStateOutputStream;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointedStateScope;
+import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -46,6 +50,7 @@ import org.apache.flink.runtime.state.StateUtil;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
 import org.apache.flink.runtime.state.memory.ByteStreamStateHandle;
+import org.apache.flink.util.FileUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,6 +65,9 @@ final class VnodeSnapshotter<K> {
 
     private static final Logger LOG = LoggerFactory.getLogger(VnodeSnapshotter.class);
 
+    // names a reused snapshot's task-local copy in a checkpoint's local directory
+    private static final String REUSED_COPY_PREFIX = "rhino-reused-vnode-";
+
     private final VnodeBackends<K> backends;
     private final VnodeFileRegistry files;
     private final VnodeUploadHistory uploads;
@@ -71,7 +79,7 @@ final class VnodeSnapshotter<K> {
     private final int numKeyGroups;
     private final IntFunction<TimerQueueHeads> cachedTimerHeads;
     private final UUID backendIdentifier = UUID.randomUUID();
-    private final boolean reuseIdleVnodes;
+    private final IdleVnodeReuse reuseIdleVnodes;
     private final IdleVnodeSnapshots idle = new IdleVnodeSnapshots();
     // snapshots whose asynchronous part has not ended
     private final AtomicInteger running = new AtomicInteger();
@@ -89,7 +97,7 @@ final class VnodeSnapshotter<K> {
             int parallelism,
             int numKeyGroups,
             IntFunction<TimerQueueHeads> cachedTimerHeads,
-            boolean reuseIdleVnodes) {
+            IdleVnodeReuse reuseIdleVnodes) {
         this.backends = backends;
         this.files = files;
         this.uploads = uploads;
@@ -165,7 +173,7 @@ final class VnodeSnapshotter<K> {
         }
         idle.retainOnly(owned);
         VnodeReplication current = replication;
-        boolean track = reuseIdleVnodes && !savepoint;
+        boolean track = reuseIdleVnodes.enabled() && !savepoint;
         // No reuse while another checkpoint still runs: it may complete first and subsume the
         // one whose private files a reuse copies (concurrent checkpoints). With a replica chain,
         // only where the chain's last replica of the vnode is the reused snapshot.
@@ -183,6 +191,7 @@ final class VnodeSnapshotter<K> {
                 Optional<IdleVnodeSnapshots.Reusable> reusable =
                         mayReuse
                                 ? idle.reusable(vnode, instance, VnodeWriteSequence.of(instance))
+                                        .filter(this::keepsItsLocalRecovery)
                                         .filter(
                                                 r ->
                                                         current == null
@@ -248,6 +257,58 @@ final class VnodeSnapshotter<K> {
                 timerHeads);
     }
 
+    /**
+     * Links the reused snapshot's task-local copy into this checkpoint's local directory, beside
+     * the copies of the vnodes snapshotted now, and adds it to {@code localCopies}: reported with
+     * them, Flink's local state store keeps it as long as this checkpoint. Returns the reusable
+     * with that copy, or without any if it could not be made (the vnode is then snapshotted at the
+     * next checkpoint, which makes a new one; this one restores it from elsewhere).
+     */
+    private IdleVnodeSnapshots.Reusable keepLocalCopy(
+            long checkpointId,
+            int vnode,
+            IdleVnodeSnapshots.Reusable reusable,
+            Map<Integer, IncrementalLocalKeyedStateHandle> localCopies) {
+        Path checkpointDirectory = reuseIdleVnodes.localCheckpointDirectory(checkpointId).get();
+        Path copy = checkpointDirectory.resolve(REUSED_COPY_PREFIX + vnode);
+        try {
+            FileUtils.deleteDirectoryQuietly(copy.toFile());
+            FileLinks.linkDirectory(reusable.localCopy(), copy);
+            // the metadata is a placeholder: discarding this copy must not discard the reused
+            // snapshot's (remote) metadata, which later checkpoints still list
+            localCopies.put(
+                    vnode,
+                    new IncrementalLocalKeyedStateHandle(
+                            backendIdentifier,
+                            checkpointId,
+                            DirectoryStateHandle.forPathWithSize(copy),
+                            claimedKeyGroups,
+                            new ByteStreamStateHandle(REUSED_COPY_PREFIX + vnode, new byte[0]),
+                            List.of()));
+            return reusable.withLocalCopy(copy);
+        } catch (IOException e) {
+            LOG.warn(
+                    "Checkpoint {}: could not keep the task-local copy of idle vnode {} from {};"
+                            + " it restores from its replica or the checkpoint storage instead",
+                    checkpointId,
+                    vnode,
+                    reusable.localCopy(),
+                    e);
+            FileUtils.deleteDirectoryQuietly(copy.toFile());
+            return reusable.withLocalCopy(null);
+        }
+    }
+
+    /**
+     * With local backup on, a snapshot is reused only with its task-local copy, which the reusing
+     * checkpoint links into its own local directory: else the vnode would lose its local recovery
+     * once Flink drops the older checkpoint's copies. A vnode whose copy is gone is snapshotted.
+     */
+    private boolean keepsItsLocalRecovery(IdleVnodeSnapshots.Reusable reusable) {
+        return !reuseIdleVnodes.keepsLocalCopies()
+                || (reusable.localCopy() != null && Files.isDirectory(reusable.localCopy()));
+    }
+
     private static void cancelAndDiscard(
             Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures) {
         for (RunnableFuture<SnapshotResult<KeyedStateHandle>> future : futures.values()) {
@@ -276,7 +337,9 @@ final class VnodeSnapshotter<K> {
             try {
                 capture.replicate();
                 replicaHolders = capture.holders();
-                for (int vnode : futures.keySet()) {
+                Set<Integer> inCheckpoint = new TreeSet<>(futures.keySet());
+                inCheckpoint.addAll(reused.keySet());
+                for (int vnode : inCheckpoint) {
                     capture.held(vnode).ifPresent(held -> heldByChain.put(vnode, held));
                 }
             } catch (Exception e) {
@@ -309,12 +372,12 @@ final class VnodeSnapshotter<K> {
                     futures.entrySet()) {
                 SnapshotResult<KeyedStateHandle> result =
                         FutureUtils.runIfNotDoneAndGet(entry.getValue());
-                boolean hasLocalCopy = false;
+                Path localCopyDirectory = null;
                 if (!savepoint
                         && result.getTaskLocalSnapshot()
                                 instanceof IncrementalLocalKeyedStateHandle localCopy) {
                     localCopies.put(entry.getKey(), localCopy);
-                    hasLocalCopy = true;
+                    localCopyDirectory = localCopy.getDirectoryStateHandle().getDirectory();
                 } else {
                     LocalSnapshots.discard(result);
                 }
@@ -327,7 +390,7 @@ final class VnodeSnapshotter<K> {
                                     : files.resolve(handle);
                     handleByVnode.put(entry.getKey(), resolved);
                     if (!savepoint) {
-                        idle.finished(checkpointId, entry.getKey(), resolved, hasLocalCopy);
+                        idle.finished(checkpointId, entry.getKey(), resolved, localCopyDirectory);
                     }
                 } else {
                     emptyVnodes.add(entry.getKey());
@@ -344,6 +407,9 @@ final class VnodeSnapshotter<K> {
         try {
             for (Map.Entry<Integer, IdleVnodeSnapshots.Reusable> entry : reused.entrySet()) {
                 IdleVnodeSnapshots.Reusable reusable = copies.copy(entry.getValue());
+                if (reuseIdleVnodes.keepsLocalCopies()) {
+                    reusable = keepLocalCopy(checkpointId, entry.getKey(), reusable, localCopies);
+                }
                 reusedHere.put(entry.getKey(), reusable);
                 reportedByVnode.put(entry.getKey(), reusable.reportedFor(checkpointId));
                 handleByVnode.put(entry.getKey(), reusable.resolvedFor(checkpointId));

@@ -68,7 +68,7 @@ class PrivateFileCopiesTest {
 
         IncrementalRemoteKeyedStateHandle copied =
                 new PrivateFileCopies(streams)
-                        .copy(new IdleVnodeSnapshots.Reusable(new Object(), 1, 7, snapshot))
+                        .copy(new IdleVnodeSnapshots.Reusable(new Object(), 1, 7, snapshot, null))
                         .resolved();
 
         List<HandleAndLocalPath> files = copied.getPrivateState();

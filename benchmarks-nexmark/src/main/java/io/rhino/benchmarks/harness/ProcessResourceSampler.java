@@ -113,6 +113,11 @@ public final class ProcessResourceSampler {
         return sample;
     }
 
+    /** The sampled processes' CPU time now, in milliseconds; null when it cannot be read. */
+    public Long cpuMillisNow() {
+        return sum(this::cpuMillis);
+    }
+
     /** All samples so far, in order. */
     public synchronized List<ResourceSample> samples() {
         return List.copyOf(samples);

@@ -280,6 +280,7 @@ public final class ScenarioRunner {
             Path csv = dir.resolve("summary.csv");
             table.writeCsv(csv);
             files.add(csv);
+            files.addAll(RatioReport.of(runs, RatioReport.DEFAULT_BASELINE).write(dir));
             return files;
         }
     }

@@ -60,6 +60,11 @@ public final class ThroughputMeter {
         bytes.add(byteCount);
     }
 
+    /** Every record counted so far, ticked or not (for windows that need no second boundary). */
+    public long recordsSoFar() {
+        return records.sum();
+    }
+
     /** Closes the current interval (the heartbeat calls this about once a second). */
     public synchronized void tick() {
         long now = Math.max(intervalStart, clock.getAsLong());

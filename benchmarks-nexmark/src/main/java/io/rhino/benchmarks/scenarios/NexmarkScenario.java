@@ -14,6 +14,7 @@
 
 package io.rhino.benchmarks.scenarios;
 
+import io.rhino.benchmarks.harness.CostWindow;
 import io.rhino.benchmarks.harness.PhaseTimings;
 import io.rhino.benchmarks.harness.Reconfiguration;
 import io.rhino.benchmarks.harness.Scenario;
@@ -98,13 +99,21 @@ public record NexmarkScenario(
         }
         Optional<Reconfiguration> reconfiguration = reconfigurationFor.apply(sut);
         PhaseTimings timings = PhaseTimings.none();
+        Map<String, Double> figures = new LinkedHashMap<>();
         if (reconfiguration.isPresent()) {
             timings = context.reconfigure(sut, reconfiguration.get());
+            Thread.sleep(after.toMillis());
+        } else {
+            // Warm and past its first checkpoints: what the rest of the run consumes and costs
+            // compares the systems at this input.
+            CostWindow window = CostWindow.open(context);
+            Thread.sleep(after.toMillis());
+            figures.putAll(window.close().figures());
         }
-        Thread.sleep(after.toMillis());
         context.reportProgress(1);
-        Map<String, Double> figures =
-                sut instanceof NexmarkSut nexmark ? nexmark.reconfigurationFigures() : Map.of();
+        if (sut instanceof NexmarkSut nexmark) {
+            figures.putAll(nexmark.reconfigurationFigures());
+        }
         return new ScenarioResult(group, timings.seconds(), figures);
     }
 

@@ -76,7 +76,7 @@ import org.slf4j.LoggerFactory;
  * takes {@code --rest-checkpoints} checkpoints at rest under a trickle of writes. Every
  * checkpoint's slowest subtask synchronous duration (what Flink reports as {@code sync_duration})
  * and end-to-end duration come from Flink's checkpoint statistics; the table is printed and written
- * as CSV.
+ * as CSV. {@code --local-backup true} turns task-local recovery on for every system.
  */
 public final class CheckpointSyncBenchmark {
 
@@ -129,6 +129,10 @@ public final class CheckpointSyncBenchmark {
                                         + " leave most vnodes idle")
                         .flag("managed-memory", "512m", "managed memory of the TaskManager")
                         .flag(
+                                "local-backup",
+                                false,
+                                "task-local recovery on: every snapshot also keeps a local copy")
+                        .flag(
                                 "suts",
                                 "rhino,flink",
                                 "systems, comma-separated: rhino, rhino-replicated (factor 2 to a"
@@ -152,6 +156,8 @@ public final class CheckpointSyncBenchmark {
                 // replicated: a second TaskManager, and one subtask on each to replicate to
                 // the other (per slot the same managed memory as without)
                 Configuration clusterOptions = new Configuration();
+                boolean localBackup = args.getBoolean("local-backup");
+                clusterOptions.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, localBackup);
                 if (replicated) {
                     clusterOptions.set(
                             TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE,
@@ -175,7 +181,8 @@ public final class CheckpointSyncBenchmark {
                                     args.getInt("vnodes", 1),
                                     Duration.ofSeconds(args.getInt("fill-checkpoint-seconds", 0)),
                                     args.getInt("rest-checkpoints", 0),
-                                    args.getLong("trickle-keys")));
+                                    args.getLong("trickle-keys"),
+                                    localBackup));
                 }
                 EmbeddedCluster.deleteRecursively(dir);
             }
@@ -197,7 +204,8 @@ public final class CheckpointSyncBenchmark {
             int vnodes,
             Duration fillPause,
             int restCheckpoints,
-            long trickleKeys)
+            long trickleKeys,
+            boolean localBackup)
             throws Exception {
         String runId = sut + "-" + UUID.randomUUID();
         long keys = Math.max(1, stateBytes / valueBytes);
@@ -212,6 +220,7 @@ public final class CheckpointSyncBenchmark {
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
         config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
         config.set(RhinoOptions.STATE_REUSE_IDLE_VNODES, !sut.endsWith(NO_REUSE));
+        config.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, localBackup);
         if (sut.startsWith(REPLICATED)) {
             PeerReplicationOptions.factorTwo(
                     config, dir.resolve("replicas"), "checkpoint-sync-benchmark");

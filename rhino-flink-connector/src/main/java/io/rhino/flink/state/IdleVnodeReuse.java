@@ -32,8 +32,6 @@ import org.apache.flink.runtime.state.LocalSnapshotDirectoryProvider;
  */
 record IdleVnodeReuse(boolean enabled, @Nullable LocalSnapshotDirectoryProvider localCopies) {
 
-    static final IdleVnodeReuse OFF = new IdleVnodeReuse(false, null);
-
     /** Reuse as {@code enabled} says, keeping local copies where {@code local} backs up. */
     static IdleVnodeReuse of(boolean enabled, LocalRecoveryConfig local) {
         return new IdleVnodeReuse(

@@ -17,6 +17,7 @@ package io.rhino.benchmarks.harness;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -47,21 +48,17 @@ public final class InputSideThreads {
 
     /** Starts counting the input side's CPU from now, and logs which threads it counts. */
     public static InputSideThreads startCounting() {
-        Map<Long, Long> cpu = inputSideCpuNanos();
-        if (LOG.isInfoEnabled()) {
-            SortedSet<String> names = new TreeSet<>();
-            Thread.getAllStackTraces().keySet().stream()
-                    .filter(InputSideThreads::isInputSide)
-                    .forEach(t -> names.add(t.getName().replaceAll("[0-9]+", "N")));
-            LOG.info("Counting {} threads as the input side: {}", cpu.size(), names);
-        }
-        return new InputSideThreads(cpu);
+        List<Thread> threads = inputSideThreads();
+        SortedSet<String> names = new TreeSet<>();
+        threads.forEach(t -> names.add(t.getName().replaceAll("[0-9]+", "N")));
+        LOG.info("Counting {} threads as the input side: {}", threads.size(), names);
+        return new InputSideThreads(cpuNanos(threads));
     }
 
     /** The input side's CPU since {@link #startCounting()}, in milliseconds. */
     public long cpuMillisSinceStart() {
         long nanos = 0;
-        for (Map.Entry<Long, Long> thread : inputSideCpuNanos().entrySet()) {
+        for (Map.Entry<Long, Long> thread : cpuNanos(inputSideThreads()).entrySet()) {
             nanos += thread.getValue() - cpuNanosAtStart.getOrDefault(thread.getKey(), 0L);
         }
         return nanos / 1_000_000;
@@ -85,17 +82,22 @@ public final class InputSideThreads {
         return false;
     }
 
-    private static Map<Long, Long> inputSideCpuNanos() {
+    private static List<Thread> inputSideThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(InputSideThreads::isInputSide)
+                .toList();
+    }
+
+    /** Each live thread's CPU time by id; empty where the JVM does not measure it. */
+    private static Map<Long, Long> cpuNanos(List<Thread> threads) {
         Map<Long, Long> cpu = new HashMap<>();
         if (!THREADS.isThreadCpuTimeSupported()) {
             return cpu;
         }
-        for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            if (isInputSide(thread)) {
-                long nanos = THREADS.getThreadCpuTime(thread.getId());
-                if (nanos >= 0) {
-                    cpu.put(thread.getId(), nanos);
-                }
+        for (Thread thread : threads) {
+            long nanos = THREADS.getThreadCpuTime(thread.getId());
+            if (nanos >= 0) {
+                cpu.put(thread.getId(), nanos);
             }
         }
         return cpu;

@@ -21,11 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVPrinter;
 import org.apache.commons.math3.distribution.TDistribution;
@@ -142,26 +140,17 @@ public final class RatioReport {
     private static List<Double> ratios(
             Map<Integer, RunData> runs, Map<Integer, RunData> base, String figure) {
         List<Double> ratios = new ArrayList<>();
-        Set<Integer> reps = new LinkedHashSet<>(runs.keySet());
-        for (int rep : reps) {
-            RunData baseRun = base.get(rep);
-            if (baseRun == null) {
-                continue;
-            }
-            Double value = figureOf(runs.get(rep), figure);
-            Double baseValue = figureOf(baseRun, figure);
-            if (value != null && baseValue != null && baseValue != 0) {
-                ratios.add(value / baseValue);
-            }
-        }
+        runs.forEach(
+                (rep, run) -> {
+                    RunData baseRun = base.get(rep);
+                    Double value = SummaryTable.figuresOf(run).get(figure);
+                    Double baseValue =
+                            baseRun == null ? null : SummaryTable.figuresOf(baseRun).get(figure);
+                    if (value != null && baseValue != null && baseValue != 0) {
+                        ratios.add(value / baseValue);
+                    }
+                });
         return ratios;
-    }
-
-    private static Double figureOf(RunData run, String figure) {
-        if (figure.equals(SummaryTable.INPUT_RECORDS)) {
-            return run.throughput().seconds() > 0 ? run.throughput().recordsPerSecond() : null;
-        }
-        return run.figures().get(figure);
     }
 
     public List<Row> rows() {

@@ -85,12 +85,17 @@ public final class SummaryTable {
     public SummaryTable add(RunData run) {
         Map<String, LatencyStats> latency = new LinkedHashMap<>(run.latency().phases());
         latency.put(PhaseCsv.WHOLE_RUN, run.latency().total());
+        return add(run.group(), run.sut(), run.timingsSeconds(), figuresOf(run), latency);
+    }
+
+    /** The run's figures with {@link #INPUT_RECORDS} and {@link #INPUT_MEGABYTES}, if measured. */
+    static Map<String, Double> figuresOf(RunData run) {
         Map<String, Double> figures = new LinkedHashMap<>(run.figures());
         if (run.throughput().seconds() > 0) {
             figures.put(INPUT_RECORDS, run.throughput().recordsPerSecond());
             figures.put(INPUT_MEGABYTES, run.throughput().megabytesPerSecond());
         }
-        return add(run.group(), run.sut(), run.timingsSeconds(), figures, latency);
+        return figures;
     }
 
     /** Adds one repetition of one system under test. */

@@ -15,7 +15,6 @@
 package io.rhino.flink.state;
 
 import java.nio.file.Path;
-import java.util.Optional;
 import javax.annotation.Nullable;
 import org.apache.flink.runtime.state.LocalRecoveryConfig;
 import org.apache.flink.runtime.state.LocalSnapshotDirectoryProvider;
@@ -46,11 +45,11 @@ record IdleVnodeReuse(boolean enabled, @Nullable LocalSnapshotDirectoryProvider 
         return localCopies != null;
     }
 
-    /** The local directory of {@code checkpointId}'s copies; empty without local backup. */
-    Optional<Path> localCheckpointDirectory(long checkpointId) {
-        return localCopies == null
-                ? Optional.empty()
-                : Optional.of(
-                        localCopies.subtaskSpecificCheckpointDirectory(checkpointId).toPath());
+    /** The local directory of {@code checkpointId}'s copies; only with local backup on. */
+    Path localCheckpointDirectory(long checkpointId) {
+        if (localCopies == null) {
+            throw new IllegalStateException("Local backup is off: no local checkpoint directory");
+        }
+        return localCopies.subtaskSpecificCheckpointDirectory(checkpointId).toPath();
     }
 }

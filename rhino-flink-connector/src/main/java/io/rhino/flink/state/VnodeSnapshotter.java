@@ -269,7 +269,7 @@ final class VnodeSnapshotter<K> {
             int vnode,
             IdleVnodeSnapshots.Reusable reusable,
             Map<Integer, IncrementalLocalKeyedStateHandle> localCopies) {
-        Path checkpointDirectory = reuseIdleVnodes.localCheckpointDirectory(checkpointId).get();
+        Path checkpointDirectory = reuseIdleVnodes.localCheckpointDirectory(checkpointId);
         Path copy = checkpointDirectory.resolve(REUSED_COPY_PREFIX + vnode);
         try {
             FileUtils.deleteDirectoryQuietly(copy.toFile());

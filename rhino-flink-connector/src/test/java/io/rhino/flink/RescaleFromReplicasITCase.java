@@ -39,7 +39,7 @@ class RescaleFromReplicasITCase extends RescaleRestoreSources {
     }
 
     @Override
-    boolean localRecovery() {
-        return false;
+    java.nio.file.Path localStateRoot() {
+        return null;
     }
 }

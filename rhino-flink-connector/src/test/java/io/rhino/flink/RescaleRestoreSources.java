@@ -30,7 +30,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -71,8 +73,8 @@ abstract class RescaleRestoreSources {
     /** The reporter of the subclass's cluster. */
     abstract InMemoryReporter metrics();
 
-    /** Whether the subclass's cluster runs Flink's task-local recovery. */
-    abstract boolean localRecovery();
+    /** The task-local state root of the subclass's cluster, or null without task-local recovery. */
+    abstract Path localStateRoot();
 
     /**
      * Whether the rescale is asked of Rhino's REST API ({@code "allow-restart": true}, Rhino then
@@ -83,7 +85,7 @@ abstract class RescaleRestoreSources {
     @Test
     void everyVnodeComesBackWithoutTheStorage(@InjectClusterClient RestClusterClient<?> client)
             throws Exception {
-        rescale(client, localRecovery());
+        rescale(client, localStateRoot() != null);
     }
 
     private void rescale(RestClusterClient<?> client, boolean localRecovery) throws Exception {
@@ -99,6 +101,9 @@ abstract class RescaleRestoreSources {
         awaitEverySubtaskReplicated(jobId, before.epoch());
         assertThat(restoredFromReplicas(jobId)).as("vnodes restored before the rescale").isZero();
 
+        // each old subtask's slot, before the rescale's subtasks write their own copies
+        Map<Integer, String> slotBefore =
+                localRecovery ? slotsOfKeyedSubtasks(jobId, BEFORE, -1) : Map.of();
         JsonNode restart = null;
         if (throughRhino()) {
             restart = rescaleThroughRhino(jobId);
@@ -142,6 +147,9 @@ abstract class RescaleRestoreSources {
                     .as("vnodes the report has from task-local copies: %s", restart)
                     .isEqualTo(fromLocalCopies);
             assertThat(restart.get("restore-source-by-vnode").size()).isEqualTo(vnodes);
+            if (localRecovery) {
+                assertLocalCopiesUsedWhereTheSlotHasThem(jobId, restart, before, after, slotBefore);
+            }
         }
 
         job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
@@ -149,6 +157,101 @@ abstract class RescaleRestoreSources {
         // the rescale restores the last checkpoint and replays what followed it: lines are unique
         // per key and count, so a lost or doubly counted record shows as a missing or extra line
         Multisets.assertSameMultiset("counts across the rescale", reference, new TreeSet<>(output));
+    }
+
+    /**
+     * A vnode restores from a task-local copy exactly when its new subtask runs in the slot of the
+     * old subtask that owned it, whatever the two subtasks' indices: Flink's adaptive scheduler
+     * puts a new subtask in the slot of the old one whose key groups overlap its own most, which is
+     * rarely the old subtask of its index, and Flink itself offers only that one's copies.
+     */
+    private void assertLocalCopiesUsedWhereTheSlotHasThem(
+            JobID jobId,
+            JsonNode restart,
+            RoutingTable before,
+            RoutingTable after,
+            Map<Integer, String> slotBefore)
+            throws Exception {
+        long restored = restart.get("restored-checkpoint").asLong();
+        Map<Integer, String> slotAfter = slotsOfKeyedSubtasks(jobId, AFTER, restored);
+        JsonNode sources = restart.get("restore-source-by-vnode");
+        int inTheirSlot = 0;
+        int otherIndex = 0;
+        for (int vnode = 0; vnode < before.layout().numVnodes(); vnode++) {
+            int oldOwner = before.ownerOf(vnode);
+            int newOwner = after.ownerOf(vnode);
+            boolean sameSlot = slotBefore.get(oldOwner).equals(slotAfter.get(newOwner));
+            String source = sources.get(String.valueOf(vnode)).asText();
+            if (sameSlot) {
+                inTheirSlot++;
+                otherIndex += oldOwner == newOwner ? 0 : 1;
+                assertThat(source)
+                        .as(
+                                "vnode %d, from subtask %d to subtask %d in the same slot: %s",
+                                vnode, oldOwner, newOwner, restart)
+                        .isEqualTo("task-local");
+            } else {
+                assertThat(source)
+                        .as("vnode %d, whose slot holds no copy of it: %s", vnode, restart)
+                        .isNotEqualTo("task-local");
+            }
+        }
+        LOG.info(
+                "{} of {} vnodes stayed in their slot and restored from its task-local copy, {} of"
+                        + " them under another subtask index",
+                inTheirSlot,
+                before.layout().numVnodes(),
+                otherIndex);
+        assertThat(otherIndex)
+                .as("vnodes restored from a copy an old subtask of another index left in the slot")
+                .isPositive();
+    }
+
+    /**
+     * The slot of each of the keyed operator's {@code parallelism} subtasks, read from Flink's
+     * task-local state root; with {@code after} >= 0 only directories holding a checkpoint after it
+     * count (the rescaled subtasks', not the old ones' left behind).
+     */
+    private Map<Integer, String> slotsOfKeyedSubtasks(JobID jobId, int parallelism, long after)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        List<LocalStateSlots.SubtaskDirectory> directories = List.of();
+        while (System.nanoTime() < deadline) {
+            List<LocalStateSlots.SubtaskDirectory> all =
+                    LocalStateSlots.of(localStateRoot(), jobId);
+            // the keyed operator's vertex: the one whose local copies are RocksDB instances
+            Set<String> vertices = new TreeSet<>();
+            all.stream()
+                    .filter(LocalStateSlots.SubtaskDirectory::holdsCopies)
+                    .forEach(directory -> vertices.add(directory.vertex()));
+            directories =
+                    all.stream()
+                            .filter(directory -> vertices.contains(directory.vertex()))
+                            .filter(directory -> directory.latestCheckpoint() > after)
+                            .toList();
+            Map<Integer, LocalStateSlots.SubtaskDirectory> latest = new TreeMap<>();
+            for (LocalStateSlots.SubtaskDirectory directory : directories) {
+                // an index's directory in a slot it left holds only older checkpoints
+                latest.merge(
+                        directory.subtask(),
+                        directory,
+                        (a, b) -> a.latestCheckpoint() >= b.latestCheckpoint() ? a : b);
+            }
+            assertThat(vertices)
+                    .as("vertices with RocksDB copies: only the keyed operator's: %s", all)
+                    .hasSizeLessThanOrEqualTo(1);
+            if (latest.size() == parallelism) {
+                Map<Integer, String> slots = new TreeMap<>();
+                latest.forEach((subtask, directory) -> slots.put(subtask, directory.slot()));
+                return slots;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(
+                "Not every one of "
+                        + parallelism
+                        + " subtasks kept task-local state: "
+                        + directories);
     }
 
     /**

@@ -49,7 +49,7 @@ class RescaleWithLocalRecoveryITCase extends RescaleRestoreSources {
     }
 
     @Override
-    boolean localRecovery() {
-        return true;
+    Path localStateRoot() {
+        return LOCAL_STATE;
     }
 }

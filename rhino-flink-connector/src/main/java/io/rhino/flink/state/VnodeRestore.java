@@ -76,6 +76,7 @@ final class VnodeRestore {
             RhinoOperatorSpec spec,
             int subtaskIndex,
             int parallelism,
+            SlotLocalCopies slotCopies,
             ClassLoader userCodeClassLoader)
             throws IOException {
         if (handles == null || handles.isEmpty()) {
@@ -84,7 +85,7 @@ final class VnodeRestore {
         List<WrittenSubtask> written = new ArrayList<>();
         List<KeyedStateHandle> keyedByFlink = new ArrayList<>();
         for (KeyedStateHandle handle : handles) {
-            WrittenSubtask part = writtenSubtask(handle, spec, userCodeClassLoader);
+            WrittenSubtask part = writtenSubtask(handle, spec, slotCopies, userCodeClassLoader);
             if (part != null) {
                 written.add(part);
             } else {
@@ -179,7 +180,10 @@ final class VnodeRestore {
     }
 
     private static WrittenSubtask writtenSubtask(
-            KeyedStateHandle handle, RhinoOperatorSpec spec, ClassLoader userCodeClassLoader)
+            KeyedStateHandle handle,
+            RhinoOperatorSpec spec,
+            SlotLocalCopies slotCopies,
+            ClassLoader userCodeClassLoader)
             throws IOException {
         if (CanonicalSavepoints.isCanonical(handle)) {
             return CanonicalSavepoints.read(
@@ -208,6 +212,10 @@ final class VnodeRestore {
         if (local.isEmpty() && !VnodeManifest.isManifest(manifestHandle)) {
             // a native snapshot of Flink's own backend, of a job on keyBy (MigratedKeyedState)
             return null;
+        }
+        if (local.isEmpty()) {
+            // Flink offers only the copies of this subtask's index; another may have left these
+            local = slotCopies.pointerFor(manifestHandle);
         }
         VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
         return new WrittenSubtask(

@@ -307,6 +307,7 @@ class ParallelVnodeRestoreTest {
                         WITH_STANDBY,
                         0,
                         WITH_STANDBY.parallelism(),
+                        SlotLocalCopies.none(),
                         getClass().getClassLoader());
         List<ParallelVnodeRestore.Planned> plan = new ArrayList<>();
         restored.handlesByVnode()

@@ -90,6 +90,14 @@ final class FlinkRest {
                 "PUT " + path);
     }
 
+    JsonNode post(String path, JsonNode body) throws FlinkRestException {
+        return send(
+                HttpRequest.newBuilder(uri(path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body.toString())),
+                "POST " + path);
+    }
+
     private URI uri(String path) {
         return URI.create(endpoint + path);
     }

@@ -15,6 +15,7 @@
 package io.rhino.flink.reconfiguration;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverResult;
 import io.rhino.handover.operation.OperationStep;
@@ -35,9 +36,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A rescale past the deployed parallelism, once Flink's adaptive scheduler was asked for it: it
- * follows the job through the restart Flink performs (after a checkpoint, its rescale interval and
- * with free slots) until the operator runs at the asked parallelism, and reports the phases and
- * where each vnode's state came from.
+ * asks Flink for a checkpoint at once and follows the job through the restart Flink performs (after
+ * a checkpoint, its rescale interval and with free slots) until the operator runs at the asked
+ * parallelism, and reports the phases and where each vnode's state came from.
  *
  * <p>It watches the process's {@link RhinoDirectory}: the restart closes the operator's
  * coordinators and starts new ones, so the operator seen there is another object once Flink
@@ -87,6 +88,7 @@ final class RestartRescale implements OperationStep.StepReport {
     private long checkpointCompletedAtMillis = -1;
     private Map<Integer, RestoreSource> restoreSources = Map.of();
     private String failure;
+    private String checkpointTrigger;
 
     RestartRescale(
             RhinoDirectory directory,
@@ -150,9 +152,40 @@ final class RestartRescale implements OperationStep.StepReport {
                             jobId,
                             fromParallelism,
                             toParallelism);
+                    triggerCheckpoint();
                     timer.scheduleWithFixedDelay(
                             this::pollSafely, 0, POLL_MILLIS, TimeUnit.MILLISECONDS);
                 });
+    }
+
+    /**
+     * Asks Flink for a checkpoint now. The adaptive scheduler rescales once a checkpoint completes
+     * after the new requirements (FLIP-461), so without one the restart waits for the next periodic
+     * checkpoint: up to a whole interval, a minute at the intervals large state runs with. A
+     * refusal (checkpointing off, a checkpoint already running, an older Flink) only costs that
+     * wait; a rescale Flink holds back after a recent one (its cool-down) waits for a later
+     * checkpoint either way.
+     */
+    private void triggerCheckpoint() {
+        String outcome;
+        try {
+            JsonNode accepted =
+                    flink.post(
+                            "/jobs/" + jobId + "/checkpoints",
+                            JsonNodeFactory.instance.objectNode());
+            outcome = "triggered (" + accepted.path("request-id").asText("?") + ")";
+        } catch (FlinkRest.FlinkRestException e) {
+            outcome = "not triggered: " + e.getMessage();
+        }
+        LOG.info(
+                "Rescale of Rhino operator '{}' of job {} to {}: checkpoint {}",
+                operatorName,
+                jobId,
+                toParallelism,
+                outcome);
+        synchronized (this) {
+            checkpointTrigger = outcome;
+        }
     }
 
     private void pollSafely() {
@@ -326,6 +359,9 @@ final class RestartRescale implements OperationStep.StepReport {
         }
         if (runningAtMillis >= 0) {
             report.put("running-at", runningAtMillis);
+        }
+        if (checkpointTrigger != null) {
+            report.put("checkpoint-trigger", checkpointTrigger);
         }
         restoredCheckpoint.ifPresent(id -> report.put("restored-checkpoint", id));
         if (checkpointCompletedAtMillis >= 0) {

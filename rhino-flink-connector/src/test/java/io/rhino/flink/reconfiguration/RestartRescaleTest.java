@@ -212,6 +212,55 @@ class RestartRescaleTest {
         assertThat(rescale.report()).containsEntry("phase", "RUNNING");
     }
 
+    @ParameterizedTest
+    @CsvSource({"202, triggered (trigger-7)", "400, not triggered: Flink answered POST"})
+    void aCheckpointIsAskedForRightAfterTheNewRequirementsAndARefusalOnlyCostsTheWait(
+            int checkpointStatus, String reported) throws Exception {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        flinkServer =
+                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        flinkServer.createContext(
+                "/jobs/" + JOB,
+                exchange -> {
+                    String call = exchange.getRequestMethod() + " " + exchange.getRequestURI();
+                    calls.add(call);
+                    int status =
+                            call.endsWith("/checkpoints")
+                                    ? checkpointStatus
+                                    : call.startsWith("PUT") ? 200 : 404;
+                    String body =
+                            status == 202
+                                    ? "{\"request-id\":\"trigger-7\"}"
+                                    : status == 200 ? "{}" : "{\"errors\":[\"no checkpoint now\"]}";
+                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().add("Content-Type", "application/json");
+                    exchange.sendResponseHeaders(status, bytes.length);
+                    exchange.getResponseBody().write(bytes);
+                    exchange.close();
+                });
+        flinkServer.start();
+        URI flink = URI.create("http://127.0.0.1:" + flinkServer.getAddress().getPort());
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale = rescale(before, 6, 600_000, flink);
+
+        rescale.start(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode());
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!rescale.report().containsKey("checkpoint-trigger")
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+
+        assertThat(calls)
+                .startsWith(
+                        "PUT /jobs/" + JOB + "/resource-requirements",
+                        "POST /jobs/" + JOB + "/checkpoints");
+        assertThat((String) rescale.report().get("checkpoint-trigger")).startsWith(reported);
+        assertThat(rescale.result()).as("the rescale goes on either way").isNotDone();
+        rescale.poll();
+        assertThat(rescale.report()).containsEntry("phase", "REQUESTED");
+    }
+
     /** A Flink REST endpoint whose {@code GET /jobs/job-1} answers as given. */
     private URI flinkAnsweringJobState(int status, String state) throws Exception {
         flinkServer =

@@ -83,19 +83,19 @@ final class FlinkRest {
     }
 
     JsonNode put(String path, JsonNode body) throws FlinkRestException {
-        return send(
-                HttpRequest.newBuilder(uri(path))
-                        .header("Content-Type", "application/json")
-                        .PUT(HttpRequest.BodyPublishers.ofString(body.toString())),
-                "PUT " + path);
+        return sendJson("PUT", path, body);
     }
 
     JsonNode post(String path, JsonNode body) throws FlinkRestException {
+        return sendJson("POST", path, body);
+    }
+
+    private JsonNode sendJson(String method, String path, JsonNode body) throws FlinkRestException {
         return send(
                 HttpRequest.newBuilder(uri(path))
                         .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(body.toString())),
-                "POST " + path);
+                        .method(method, HttpRequest.BodyPublishers.ofString(body.toString())),
+                method + " " + path);
     }
 
     private URI uri(String path) {

@@ -37,6 +37,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -217,29 +218,21 @@ class RestartRescaleTest {
     void aCheckpointIsAskedForRightAfterTheNewRequirementsAndARefusalOnlyCostsTheWait(
             int checkpointStatus, String reported) throws Exception {
         List<String> calls = new CopyOnWriteArrayList<>();
-        flinkServer =
-                HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        flinkServer.createContext(
-                "/jobs/" + JOB,
-                exchange -> {
-                    String call = exchange.getRequestMethod() + " " + exchange.getRequestURI();
-                    calls.add(call);
-                    int status =
-                            call.endsWith("/checkpoints")
-                                    ? checkpointStatus
-                                    : call.startsWith("PUT") ? 200 : 404;
-                    String body =
-                            status == 202
-                                    ? "{\"request-id\":\"trigger-7\"}"
-                                    : status == 200 ? "{}" : "{\"errors\":[\"no checkpoint now\"]}";
-                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-                    exchange.getResponseHeaders().add("Content-Type", "application/json");
-                    exchange.sendResponseHeaders(status, bytes.length);
-                    exchange.getResponseBody().write(bytes);
-                    exchange.close();
-                });
-        flinkServer.start();
-        URI flink = URI.create("http://127.0.0.1:" + flinkServer.getAddress().getPort());
+        URI flink =
+                fakeFlink(
+                        call -> {
+                            calls.add(call);
+                            if (call.endsWith("/checkpoints")) {
+                                return new Answer(
+                                        checkpointStatus,
+                                        checkpointStatus == 202
+                                                ? "{\"request-id\":\"trigger-7\"}"
+                                                : "{\"errors\":[\"no checkpoint now\"]}");
+                            }
+                            return call.startsWith("PUT")
+                                    ? new Answer(200, "{}")
+                                    : new Answer(404, "{\"errors\":[\"unknown\"]}");
+                        });
         OperatorView before = operator(4, Map.of(), -1);
         running.add(before);
         RestartRescale rescale = rescale(before, 6, 600_000, flink);
@@ -263,18 +256,34 @@ class RestartRescaleTest {
 
     /** A Flink REST endpoint whose {@code GET /jobs/job-1} answers as given. */
     private URI flinkAnsweringJobState(int status, String state) throws Exception {
+        return fakeFlink(
+                call ->
+                        new Answer(
+                                status,
+                                status == 200
+                                        ? "{\"jid\":\"" + JOB + "\",\"state\":\"" + state + "\"}"
+                                        : "{\"errors\":[\"Job " + JOB + " not found\"]}"));
+    }
+
+    /** What the fake Flink answers a call. */
+    private record Answer(int status, String body) {}
+
+    /**
+     * A Flink REST endpoint that answers every call under {@code /jobs/job-1} ("METHOD path") as
+     * {@code answers} says.
+     */
+    private URI fakeFlink(Function<String, Answer> answers) throws Exception {
         flinkServer =
                 HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         flinkServer.createContext(
                 "/jobs/" + JOB,
                 exchange -> {
-                    String body =
-                            status == 200
-                                    ? "{\"jid\":\"" + JOB + "\",\"state\":\"" + state + "\"}"
-                                    : "{\"errors\":[\"Job " + JOB + " not found\"]}";
-                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                    Answer answer =
+                            answers.apply(
+                                    exchange.getRequestMethod() + " " + exchange.getRequestURI());
+                    byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
                     exchange.getResponseHeaders().add("Content-Type", "application/json");
-                    exchange.sendResponseHeaders(status, bytes.length);
+                    exchange.sendResponseHeaders(answer.status(), bytes.length);
                     exchange.getResponseBody().write(bytes);
                     exchange.close();
                 });

@@ -18,15 +18,18 @@ import io.rhino.flink.state.VnodeKeyedStateBackend.PreparedVnode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.annotation.Nullable;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.util.concurrent.ExecutorThreadFactory;
 import org.apache.flink.util.function.SupplierWithException;
@@ -54,10 +57,20 @@ final class ParallelVnodeRestore {
 
     /**
      * A vnode to restore, and where its state comes from: {@code handles} is called on the task
-     * thread just before the vnode's open starts (a replica's may wait for its fetch).
+     * thread just before the vnode's open starts (a replica's may wait for its fetch). If opening
+     * from them fails and {@code fallback} is given (the checkpoint storage's handles behind a
+     * task-local copy), the vnode opens from those instead, as Flink falls back from a task-local
+     * alternative to the remote one: a damaged local copy must not fail every restore.
      */
     record Planned(
-            int vnode, SupplierWithException<Collection<KeyedStateHandle>, Exception> handles) {}
+            int vnode,
+            SupplierWithException<Collection<KeyedStateHandle>, Exception> handles,
+            @Nullable Collection<KeyedStateHandle> fallback) {
+
+        Planned(int vnode, SupplierWithException<Collection<KeyedStateHandle>, Exception> handles) {
+            this(vnode, handles, null);
+        }
+    }
 
     private final String name;
     private final int threads;
@@ -74,19 +87,28 @@ final class ParallelVnodeRestore {
         this.threads = threads;
     }
 
-    /** Installs {@code vnodes} into {@code backend}, in their order; on the task thread. */
-    void restore(VnodeKeyedStateBackend<?> backend, List<Planned> vnodes) throws Exception {
+    /**
+     * Installs {@code vnodes} into {@code backend}, in their order; on the task thread. Returns the
+     * vnodes that opened from their fallback.
+     */
+    Set<Integer> restore(VnodeKeyedStateBackend<?> backend, List<Planned> vnodes) throws Exception {
+        Set<Integer> fellBack = ConcurrentHashMap.newKeySet();
         if (vnodes.isEmpty()) {
-            return; // a standby subtask
+            return fellBack; // a standby subtask
         }
         long start = System.nanoTime();
         int atOnce = Math.min(threads, vnodes.size());
         if (atOnce == 1) {
             for (Planned planned : vnodes) {
-                backend.installVnode(planned.vnode(), planned.handles().get());
+                Collection<KeyedStateHandle> handles = planned.handles().get();
+                try {
+                    backend.installVnode(planned.vnode(), handles);
+                } catch (Exception e) {
+                    backend.installVnode(planned.vnode(), fallbackAfter(planned, e, fellBack));
+                }
             }
         } else {
-            restoreConcurrently(backend, vnodes, atOnce);
+            restoreConcurrently(backend, vnodes, atOnce, fellBack);
         }
         LOG.info(
                 "{} restored {} vnodes in {} ms, {} at a time",
@@ -94,10 +116,31 @@ final class ParallelVnodeRestore {
                 vnodes.size(),
                 (System.nanoTime() - start) / 1_000_000,
                 atOnce);
+        return fellBack;
+    }
+
+    /** The fallback of a vnode whose open failed with {@code failure}; rethrows without one. */
+    private Collection<KeyedStateHandle> fallbackAfter(
+            Planned planned, Exception failure, Set<Integer> fellBack) throws Exception {
+        if (planned.fallback() == null) {
+            throw failure;
+        }
+        LOG.warn(
+                "{}: vnode {} did not open from its task-local copy; it restores from the"
+                        + " checkpoint storage instead",
+                name,
+                planned.vnode(),
+                failure);
+        fellBack.add(planned.vnode());
+        return planned.fallback();
     }
 
     private void restoreConcurrently(
-            VnodeKeyedStateBackend<?> backend, List<Planned> vnodes, int atOnce) throws Exception {
+            VnodeKeyedStateBackend<?> backend,
+            List<Planned> vnodes,
+            int atOnce,
+            Set<Integer> fellBack)
+            throws Exception {
         ExecutorService pool =
                 Executors.newFixedThreadPool(
                         atOnce, new ExecutorThreadFactory("rhino-restore-" + name));
@@ -112,7 +155,7 @@ final class ParallelVnodeRestore {
                 Collection<KeyedStateHandle> handles = planned.handles().get();
                 CompletableFuture<PreparedVnode> open =
                         CompletableFuture.supplyAsync(
-                                () -> open(backend, planned.vnode(), handles, abandoned), pool);
+                                () -> open(backend, planned, handles, abandoned, fellBack), pool);
                 open.whenComplete(
                         (ignored, failure) -> {
                             if (failure != null) {
@@ -138,25 +181,37 @@ final class ParallelVnodeRestore {
 
     private PreparedVnode open(
             VnodeKeyedStateBackend<?> backend,
-            int vnode,
+            Planned planned,
             Collection<KeyedStateHandle> handles,
-            AtomicBoolean abandoned) {
+            AtomicBoolean abandoned,
+            Set<Integer> fellBack) {
         if (abandoned.get()) {
             throw new CancellationException("the restore of another vnode failed");
         }
+        int vnode = planned.vnode();
         long start = System.nanoTime();
         try {
-            List<PreparedVnode> prepared =
-                    backend.prepareInstalls(target -> target.installVnode(vnode, handles));
+            PreparedVnode prepared;
+            try {
+                prepared = openFrom(backend, vnode, handles);
+            } catch (Exception e) {
+                prepared = openFrom(backend, vnode, fallbackAfter(planned, e, fellBack));
+            }
             LOG.debug(
                     "{} opened vnode {} in {} ms",
                     name,
                     vnode,
                     (System.nanoTime() - start) / 1_000_000);
-            return prepared.get(0);
+            return prepared;
         } catch (Exception e) {
             throw new CompletionException(e);
         }
+    }
+
+    private static PreparedVnode openFrom(
+            VnodeKeyedStateBackend<?> backend, int vnode, Collection<KeyedStateHandle> handles)
+            throws Exception {
+        return backend.prepareInstalls(target -> target.installVnode(vnode, handles)).get(0);
     }
 
     /**

@@ -352,7 +352,9 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                                     + " TaskManager, none downloaded or fetched",
                             vnode,
                             spec.name());
-                    plan.add(new ParallelVnodeRestore.Planned(vnode, () -> List.of(localCopy)));
+                    plan.add(
+                            new ParallelVnodeRestore.Planned(
+                                    vnode, () -> List.of(localCopy), entry.getValue()));
                 } else {
                     // a replica's handles may wait for its fetch from a peer
                     plan.add(
@@ -365,9 +367,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                                                             vnode, entry.getValue())));
                 }
             }
-            new ParallelVnodeRestore(
-                            "'" + spec.name() + "' subtask " + subtaskIndex, restoreThreads)
-                    .restore(backend, plan);
+            Set<Integer> fromStorageInstead =
+                    new ParallelVnodeRestore(
+                                    "'" + spec.name() + "' subtask " + subtaskIndex, restoreThreads)
+                            .restore(backend, plan);
+            // a local copy that did not open restored from the storage: no seed, counted there
+            localCopies.keySet().removeAll(fromStorageInstead);
             for (int vnode : localCopies.keySet()) {
                 VnodeReplication.HeldReplica held = restored.heldByChain().get(vnode);
                 if (held != null) {

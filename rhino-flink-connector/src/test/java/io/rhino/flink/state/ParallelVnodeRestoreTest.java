@@ -115,6 +115,54 @@ class ParallelVnodeRestoreTest {
     }
 
     /**
+     * A vnode whose task-local copy does not open (here RocksDB's CURRENT names a MANIFEST that is
+     * not there) restores from its fallback, the checkpoint storage's handles, and the others from
+     * theirs: one damaged copy must not fail the restore, or every restore after it. Without a
+     * fallback the same plan fails.
+     */
+    @ParameterizedTest(name = "{0} at a time")
+    @ValueSource(ints = {1, 4})
+    void aVnodeWhoseLocalCopyDoesNotOpenRestoresFromItsFallback(int threads) throws Exception {
+        harness = harnessWithThreads(WITH_STANDBY, threads);
+        VnodeKeyedStateBackend<Long> original = harness.create(0, List.of());
+        Map<Long, Long> written = fill(original);
+        KeyedStateHandle checkpoint = harness.checkpoint(original, 1);
+        Map<Integer, List<KeyedStateHandle>> handlesByVnode =
+                VnodeRestore.read(
+                                List.of(checkpoint),
+                                WITH_STANDBY,
+                                0,
+                                WITH_STANDBY.parallelism(),
+                                SlotLocalCopies.none(),
+                                getClass().getClassLoader())
+                        .handlesByVnode();
+        Path damaged = Files.createDirectories(tmp.resolve("damaged-copy"));
+        Files.writeString(damaged.resolve("CURRENT"), "MANIFEST-000099\n");
+        KeyedStateHandle damagedCopy =
+                TaskLocalVnodes.fromCopy(handlesByVnode.get(3), damaged).orElseThrow();
+        List<ParallelVnodeRestore.Planned> withFallback = new ArrayList<>();
+        List<ParallelVnodeRestore.Planned> without = new ArrayList<>();
+        handlesByVnode.forEach(
+                (vnode, handles) -> {
+                    List<KeyedStateHandle> first = vnode == 3 ? List.of(damagedCopy) : handles;
+                    withFallback.add(
+                            new ParallelVnodeRestore.Planned(
+                                    vnode, () -> first, vnode == 3 ? handles : null));
+                    without.add(new ParallelVnodeRestore.Planned(vnode, () -> first));
+                });
+        ParallelVnodeRestore restore = new ParallelVnodeRestore("test", threads);
+
+        VnodeKeyedStateBackend<Long> standby = harness.create(1, List.of());
+        assertThat(restore.restore(standby, withFallback)).containsExactly(3);
+        assertThat(standby.ownedVnodes()).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+        assertThat(read(standby, written.keySet())).isEqualTo(written);
+
+        VnodeKeyedStateBackend<Long> another = harness.create(1, List.of());
+        assertThatThrownBy(() -> restore.restore(another, without))
+                .hasStackTraceContaining("MANIFEST-000099");
+    }
+
+    /**
      * A task cancelled while it waits for a replica's fetch (here: a vnode's handles that wait
      * until interrupted) must stop and leave none of the vnodes that were already opening.
      */

@@ -51,6 +51,8 @@ final class RestartRescale implements OperationStep.StepReport {
     private static final long POLL_MILLIS = 50;
     // how often the job's status is read from Flink while no operator of it runs
     private static final long JOB_STATUS_EVERY_MILLIS = 2_000;
+    // how often the result of the checkpoint Rhino asked for is read until Flink has it
+    private static final long TRIGGER_READ_EVERY_MILLIS = 500;
 
     /** The phases of a restart-based rescale, in order. */
     enum Phase {
@@ -89,6 +91,9 @@ final class RestartRescale implements OperationStep.StepReport {
     private Map<Integer, RestoreSource> restoreSources = Map.of();
     private String failure;
     private String checkpointTrigger;
+    // Flink's id of the asked-for checkpoint, until its result was read (see collectTrigger)
+    private String pendingTriggerId;
+    private long lastTriggerReadMillis;
 
     RestartRescale(
             RhinoDirectory directory,
@@ -168,12 +173,14 @@ final class RestartRescale implements OperationStep.StepReport {
      */
     private void triggerCheckpoint() {
         String outcome;
+        String triggerId = null;
         try {
             JsonNode accepted =
                     flink.post(
                             "/jobs/" + jobId + "/checkpoints",
                             JsonNodeFactory.instance.objectNode());
-            outcome = "triggered (" + accepted.path("request-id").asText("?") + ")";
+            triggerId = accepted.path("request-id").asText(null);
+            outcome = "triggered (" + triggerId + ")";
         } catch (FlinkRest.FlinkRestException e) {
             outcome = "not triggered: " + e.getMessage();
         }
@@ -185,6 +192,47 @@ final class RestartRescale implements OperationStep.StepReport {
                 outcome);
         synchronized (this) {
             checkpointTrigger = outcome;
+            pendingTriggerId = triggerId;
+        }
+    }
+
+    /**
+     * Reads the asked-for checkpoint's result once Flink has it. Flink's REST server keeps an
+     * asynchronous operation's result until a client read it, and its shutdown waits for that (up
+     * to {@code rest.async.store-duration}, 5 minutes): a result never read held the JobManager's
+     * shutdown that long. Every {@code TRIGGER_READ_EVERY_MILLIS}, or at once with {@code force}.
+     */
+    private void collectTrigger(long now, boolean force) {
+        if (pendingTriggerId == null
+                || (!force && now - lastTriggerReadMillis < TRIGGER_READ_EVERY_MILLIS)) {
+            return;
+        }
+        lastTriggerReadMillis = now;
+        try {
+            JsonNode status = flink.get("/jobs/" + jobId + "/checkpoints/" + pendingTriggerId);
+            if (!status.at("/status/id").asText("").equals("COMPLETED")) {
+                return;
+            }
+            JsonNode operation = status.path("operation");
+            checkpointTrigger =
+                    operation.has("checkpointId")
+                            ? "completed (checkpoint "
+                                    + operation.get("checkpointId").asLong()
+                                    + ")"
+                            : "failed: "
+                                    + operation
+                                            .path("failure-cause")
+                                            .path("stack-trace")
+                                            .asText("")
+                                            .lines()
+                                            .findFirst()
+                                            .orElse("?");
+            pendingTriggerId = null;
+        } catch (FlinkRest.FlinkRestException e) {
+            if (e.status() == 404) {
+                pendingTriggerId = null; // Flink no longer keeps it: nothing holds its shutdown
+            }
+            LOG.debug("The checkpoint Rhino asked for is not read from Flink: {}", e.getMessage());
         }
     }
 
@@ -202,6 +250,7 @@ final class RestartRescale implements OperationStep.StepReport {
             return;
         }
         long now = clock.getAsLong();
+        collectTrigger(now, false);
         Optional<OperatorView> current = directory.operator(jobId, operatorName);
         switch (phase) {
             case REQUESTED -> {
@@ -284,6 +333,7 @@ final class RestartRescale implements OperationStep.StepReport {
         }
         phase = Phase.RUNNING;
         runningAtMillis = now;
+        collectTrigger(now, true); // the restart followed a completed checkpoint: this one, usually
         restoreSources = operator.restoreSourceByVnode();
         restoredCheckpoint = operator.restoredCheckpointId();
         restoredCheckpoint.ifPresent(this::readCheckpointCompletion);
@@ -330,6 +380,7 @@ final class RestartRescale implements OperationStep.StepReport {
             }
             failure = reason;
             phase = Phase.FAILED;
+            collectTrigger(clock.getAsLong(), true);
         }
         LOG.warn("Rescale of Rhino operator '{}' of job {}: {}", operatorName, jobId, reason);
         result.completeExceptionally(new IllegalStateException(reason));

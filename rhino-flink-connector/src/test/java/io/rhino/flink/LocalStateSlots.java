@@ -26,9 +26,10 @@ import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 
 /**
- * Which slot each subtask of a job kept task-local state in, read from the layout of Flink's
- * task-local state root ({@code aid_<slot>/jid_<job>/vtx_<vertex>_sti_<index>/chk_<checkpoint>}),
- * the only place a test sees slots: Flink's REST API names TaskManagers, not slots.
+ * Which slot and TaskManager each subtask of a job kept task-local state in, read from the layout
+ * of Flink's task-local state root ({@code
+ * localState_<TaskManager>/aid_<slot>/jid_<job>/vtx_<vertex>_sti_<index>/chk_<checkpoint>}), the
+ * only place a test sees slots: Flink's REST API names TaskManagers, not slots.
  */
 final class LocalStateSlots {
 
@@ -40,7 +41,12 @@ final class LocalStateSlots {
      * checkpoint of it holds a RocksDB instance's copy (other state is files).
      */
     record SubtaskDirectory(
-            String slot, String vertex, int subtask, List<Long> checkpoints, boolean holdsCopies) {
+            String taskManager,
+            String slot,
+            String vertex,
+            int subtask,
+            List<Long> checkpoints,
+            boolean holdsCopies) {
 
         long latestCheckpoint() {
             return checkpoints.stream().mapToLong(Long::longValue).max().orElse(-1);
@@ -65,6 +71,7 @@ final class LocalStateSlots {
                         if (name.matches()) {
                             found.add(
                                     new SubtaskDirectory(
+                                            slot.getParent().getFileName().toString(),
                                             slot.getFileName().toString(),
                                             name.group(1),
                                             Integer.parseInt(name.group(2)),

@@ -102,8 +102,8 @@ abstract class RescaleRestoreSources {
         assertThat(restoredFromReplicas(jobId)).as("vnodes restored before the rescale").isZero();
 
         // each old subtask's slot, before the rescale's subtasks write their own copies
-        Map<Integer, String> slotBefore =
-                localRecovery ? slotsOfKeyedSubtasks(jobId, BEFORE, -1) : Map.of();
+        Map<Integer, LocalStateSlots.SubtaskDirectory> placedBefore =
+                localRecovery ? placementOfKeyedSubtasks(jobId, BEFORE, -1) : Map.of();
         JsonNode restart = null;
         if (throughRhino()) {
             restart = rescaleThroughRhino(jobId);
@@ -148,7 +148,8 @@ abstract class RescaleRestoreSources {
                     .isEqualTo(fromLocalCopies);
             assertThat(restart.get("restore-source-by-vnode").size()).isEqualTo(vnodes);
             if (localRecovery) {
-                assertLocalCopiesUsedWhereTheSlotHasThem(jobId, restart, before, after, slotBefore);
+                assertLocalCopiesUsedWhereTheTaskManagerHasThem(
+                        jobId, restart, before, after, placedBefore);
             }
         }
 
@@ -160,60 +161,72 @@ abstract class RescaleRestoreSources {
     }
 
     /**
-     * A vnode restores from a task-local copy exactly when its new subtask runs in the slot of the
-     * old subtask that owned it, whatever the two subtasks' indices: Flink's adaptive scheduler
-     * puts a new subtask in the slot of the old one whose key groups overlap its own most, which is
-     * rarely the old subtask of its index, and Flink itself offers only that one's copies.
+     * A vnode restores from a task-local copy exactly when its new subtask runs on the TaskManager
+     * of the old subtask that owned it, in the same slot or another, whatever the two subtasks'
+     * indices: Flink's adaptive scheduler puts a new subtask in the slot of the old one whose key
+     * groups overlap its own most, which is rarely the old subtask of its index, and Flink itself
+     * offers only that one's copies, in that slot.
      */
-    private void assertLocalCopiesUsedWhereTheSlotHasThem(
+    private void assertLocalCopiesUsedWhereTheTaskManagerHasThem(
             JobID jobId,
             JsonNode restart,
             RoutingTable before,
             RoutingTable after,
-            Map<Integer, String> slotBefore)
+            Map<Integer, LocalStateSlots.SubtaskDirectory> placedBefore)
             throws Exception {
         long restored = restart.get("restored-checkpoint").asLong();
-        Map<Integer, String> slotAfter = slotsOfKeyedSubtasks(jobId, AFTER, restored);
+        Map<Integer, LocalStateSlots.SubtaskDirectory> placedAfter =
+                placementOfKeyedSubtasks(jobId, AFTER, restored);
         JsonNode sources = restart.get("restore-source-by-vnode");
         int inTheirSlot = 0;
         int otherIndex = 0;
+        int otherSlot = 0;
         for (int vnode = 0; vnode < before.layout().numVnodes(); vnode++) {
             int oldOwner = before.ownerOf(vnode);
             int newOwner = after.ownerOf(vnode);
-            boolean sameSlot = slotBefore.get(oldOwner).equals(slotAfter.get(newOwner));
+            LocalStateSlots.SubtaskDirectory was = placedBefore.get(oldOwner);
+            LocalStateSlots.SubtaskDirectory is = placedAfter.get(newOwner);
             String source = sources.get(String.valueOf(vnode)).asText();
-            if (sameSlot) {
-                inTheirSlot++;
-                otherIndex += oldOwner == newOwner ? 0 : 1;
+            if (was.taskManager().equals(is.taskManager())) {
+                boolean sameSlot = was.slot().equals(is.slot());
+                inTheirSlot += sameSlot ? 1 : 0;
+                otherIndex += sameSlot && oldOwner != newOwner ? 1 : 0;
+                otherSlot += sameSlot ? 0 : 1;
                 assertThat(source)
                         .as(
-                                "vnode %d, from subtask %d to subtask %d in the same slot: %s",
-                                vnode, oldOwner, newOwner, restart)
+                                "vnode %d, from subtask %d to subtask %d on the same TaskManager"
+                                        + " (%s slot): %s",
+                                vnode, oldOwner, newOwner, sameSlot ? "same" : "another", restart)
                         .isEqualTo("task-local");
             } else {
                 assertThat(source)
-                        .as("vnode %d, whose slot holds no copy of it: %s", vnode, restart)
+                        .as("vnode %d, whose TaskManager holds no copy of it: %s", vnode, restart)
                         .isNotEqualTo("task-local");
             }
         }
         LOG.info(
                 "{} of {} vnodes stayed in their slot and restored from its task-local copy, {} of"
-                        + " them under another subtask index",
+                        + " them under another subtask index; {} restored from a copy in another"
+                        + " slot of their TaskManager",
                 inTheirSlot,
                 before.layout().numVnodes(),
-                otherIndex);
+                otherIndex,
+                otherSlot);
         assertThat(otherIndex)
                 .as("vnodes restored from a copy an old subtask of another index left in the slot")
+                .isPositive();
+        assertThat(otherSlot)
+                .as("vnodes restored from a copy in another slot of their TaskManager")
                 .isPositive();
     }
 
     /**
-     * The slot of each of the keyed operator's {@code parallelism} subtasks, read from Flink's
-     * task-local state root; with {@code after} >= 0 only directories holding a checkpoint after it
-     * count (the rescaled subtasks', not the old ones' left behind).
+     * The slot and TaskManager of each of the keyed operator's {@code parallelism} subtasks, read
+     * from Flink's task-local state root; with {@code after} >= 0 only directories holding a
+     * checkpoint after it count (the rescaled subtasks', not the old ones' left behind).
      */
-    private Map<Integer, String> slotsOfKeyedSubtasks(JobID jobId, int parallelism, long after)
-            throws Exception {
+    private Map<Integer, LocalStateSlots.SubtaskDirectory> placementOfKeyedSubtasks(
+            JobID jobId, int parallelism, long after) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         List<LocalStateSlots.SubtaskDirectory> directories = List.of();
         while (System.nanoTime() < deadline) {
@@ -241,9 +254,7 @@ abstract class RescaleRestoreSources {
                     .as("vertices with RocksDB copies: only the keyed operator's: %s", all)
                     .hasSizeLessThanOrEqualTo(1);
             if (latest.size() == parallelism) {
-                Map<Integer, String> slots = new TreeMap<>();
-                latest.forEach((subtask, directory) -> slots.put(subtask, directory.slot()));
-                return slots;
+                return latest;
             }
             Thread.sleep(100);
         }

@@ -220,7 +220,7 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                         spec,
                         subtaskIndex,
                         parallelism,
-                        SlotLocalCopies.of(env),
+                        TaskManagerLocalCopies.of(env),
                         env.getUserCodeClassLoader().asClassLoader());
         // the operator as it runs: at Flink's parallelism, over the restored vnodes
         RhinoOperatorSpec running =

@@ -76,7 +76,7 @@ final class VnodeRestore {
             RhinoOperatorSpec spec,
             int subtaskIndex,
             int parallelism,
-            SlotLocalCopies slotCopies,
+            TaskManagerLocalCopies taskManagerCopies,
             ClassLoader userCodeClassLoader)
             throws IOException {
         if (handles == null || handles.isEmpty()) {
@@ -85,7 +85,8 @@ final class VnodeRestore {
         List<WrittenSubtask> written = new ArrayList<>();
         List<KeyedStateHandle> keyedByFlink = new ArrayList<>();
         for (KeyedStateHandle handle : handles) {
-            WrittenSubtask part = writtenSubtask(handle, spec, slotCopies, userCodeClassLoader);
+            WrittenSubtask part =
+                    writtenSubtask(handle, spec, taskManagerCopies, userCodeClassLoader);
             if (part != null) {
                 written.add(part);
             } else {
@@ -182,7 +183,7 @@ final class VnodeRestore {
     private static WrittenSubtask writtenSubtask(
             KeyedStateHandle handle,
             RhinoOperatorSpec spec,
-            SlotLocalCopies slotCopies,
+            TaskManagerLocalCopies taskManagerCopies,
             ClassLoader userCodeClassLoader)
             throws IOException {
         if (CanonicalSavepoints.isCanonical(handle)) {
@@ -214,8 +215,9 @@ final class VnodeRestore {
             return null;
         }
         if (local.isEmpty()) {
-            // Flink offers only the copies of this subtask's index; another may have left these
-            local = slotCopies.pointerFor(manifestHandle);
+            // Flink offers only the copies of this subtask's index in its slot; other subtasks of
+            // this TaskManager may have left these
+            local = taskManagerCopies.pointerFor(manifestHandle);
         }
         VnodeManifest manifest = VnodeManifest.readFrom(manifestHandle);
         return new WrittenSubtask(

@@ -133,7 +133,7 @@ class ParallelVnodeRestoreTest {
                                 WITH_STANDBY,
                                 0,
                                 WITH_STANDBY.parallelism(),
-                                SlotLocalCopies.none(),
+                                TaskManagerLocalCopies.none(),
                                 getClass().getClassLoader())
                         .handlesByVnode();
         Path damaged = Files.createDirectories(tmp.resolve("damaged-copy"));
@@ -355,7 +355,7 @@ class ParallelVnodeRestoreTest {
                         WITH_STANDBY,
                         0,
                         WITH_STANDBY.parallelism(),
-                        SlotLocalCopies.none(),
+                        TaskManagerLocalCopies.none(),
                         getClass().getClassLoader());
         List<ParallelVnodeRestore.Planned> plan = new ArrayList<>();
         restored.handlesByVnode()

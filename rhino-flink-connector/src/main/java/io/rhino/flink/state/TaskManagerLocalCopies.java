@@ -36,29 +36,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Task-local copies that any subtask of this operator left in this slot for the checkpoint being
- * restored, not only the subtask of this one's index.
+ * Task-local copies that any subtask of this operator left on this TaskManager for the checkpoint
+ * being restored, in any of its slots, not only those of the subtask of this one's index in this
+ * slot.
  *
  * <p>Flink keys its task-local state by slot and subtask index, and offers a restoring subtask only
  * what the subtask of its own index kept in its slot. After a restart-based rescale that is rarely
  * the state the subtask restores: Flink's adaptive scheduler puts each new subtask in the slot
  * whose old subtask's key-group range overlaps its own most ({@code StateLocalitySlotAssigner}),
  * and the rescaled routing table follows the same ranges ({@code RescaleAssignment}), so the old
- * subtask in that slot held most of the new subtask's vnodes, under another index. This reads every
- * subtask directory of the operator in this slot's local state for the restored checkpoint (Flink's
- * own record of what it stored there, {@link TaskLocalStateStoreImpl#TASK_STATE_SNAPSHOT_FILENAME})
- * and offers the Rhino local alternative whose manifest is the one being restored.
+ * subtask in that slot held most of the new subtask's vnodes, under another index; the rest were
+ * often held by an old subtask in another slot of the same TaskManager. This reads every subtask
+ * directory of the operator in every slot's local state of this TaskManager for the restored
+ * checkpoint (Flink's own record of what it stored there, {@link
+ * TaskLocalStateStoreImpl#TASK_STATE_SNAPSHOT_FILENAME}), this slot's first, and offers the Rhino
+ * local alternative whose manifest is the one being restored. A local disk's copy is linked, not
+ * read over the network as a peer's replica would be.
  *
- * <p>Only this slot's directories are read: no other task of this operator runs in the slot (one
- * subtask per vertex and slot), so nothing prunes those copies while this subtask links them, and
- * the slot's local state is deleted only when the slot is freed, which this subtask holds. A
- * checkpoint after the restored one cannot complete before this subtask runs either.
+ * <p>Nothing prunes those copies while this subtask links them: one subtask per vertex runs in a
+ * slot, a subtask prunes only its own directory, and only once a checkpoint after the restored one
+ * completed, which cannot happen before this subtask runs. A slot's local state is deleted when the
+ * slot is freed: this subtask holds its own, but another slot may be freed while its copy is linked
+ * (after a scale-down, once Flink's idle-slot timeout passed). A copy that lost files then fails to
+ * open (RocksDB checks every live file at open) and the vnode restores from the checkpoint storage
+ * instead ({@link ParallelVnodeRestore}).
  */
-final class SlotLocalCopies {
+final class TaskManagerLocalCopies {
 
-    private static final Logger LOG = LoggerFactory.getLogger(SlotLocalCopies.class);
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagerLocalCopies.class);
 
-    private static final SlotLocalCopies NONE = new SlotLocalCopies(List.of(), null);
+    private static final TaskManagerLocalCopies NONE = new TaskManagerLocalCopies(List.of(), null);
 
     private static final String SUBTASK_DIRECTORY_INDEX_SEPARATOR = "_sti_";
 
@@ -66,18 +73,18 @@ final class SlotLocalCopies {
     private final ClassLoader classLoader;
     private List<TaskLocalVnodes.Pointer> pointers;
 
-    private SlotLocalCopies(List<Path> snapshotFiles, ClassLoader classLoader) {
+    private TaskManagerLocalCopies(List<Path> snapshotFiles, ClassLoader classLoader) {
         this.snapshotFiles = snapshotFiles;
         this.classLoader = classLoader;
     }
 
     /** Offers nothing: no task-local recovery, or no checkpoint restored. */
-    static SlotLocalCopies none() {
+    static TaskManagerLocalCopies none() {
         return NONE;
     }
 
-    /** The copies of the checkpoint {@code env} restores, in its slot. */
-    static SlotLocalCopies of(Environment env) {
+    /** The copies of the checkpoint {@code env} restores, on its TaskManager. */
+    static TaskManagerLocalCopies of(Environment env) {
         LocalRecoveryConfig config = env.getTaskStateManager().createLocalRecoveryConfig();
         Optional<Long> checkpoint = env.getTaskStateManager().getRestoreCheckpointId();
         if (!config.isLocalRecoveryEnabled()
@@ -92,42 +99,64 @@ final class SlotLocalCopies {
     }
 
     /**
-     * The copies of checkpoint {@code checkpointId} in the slot of {@code ownDirectories}, the
-     * local state directories Flink gives a subtask.
+     * The copies of checkpoint {@code checkpointId} on the TaskManager of {@code ownDirectories},
+     * the local state directories Flink gives a subtask.
      */
-    static SlotLocalCopies inDirectoriesOf(
+    static TaskManagerLocalCopies inDirectoriesOf(
             LocalSnapshotDirectoryProvider ownDirectories,
             long checkpointId,
             ClassLoader classLoader) {
-        // <root>/aid_<slot>/jid_<job>/vtx_<vertex>_sti_<index>/chk_<id>/_task_state_snapshot
+        // <root>/localState_<tm>/aid_<slot>/jid_<job>/vtx_<vertex>_sti_<index>/chk_<id>: every
+        // slot keeps a checkpoint's copies under the same root (chosen by the checkpoint id)
         File own = ownDirectories.subtaskSpecificCheckpointDirectory(checkpointId);
         File subtask = own.getParentFile();
-        File job = subtask.getParentFile();
-        String name = subtask.getName();
+        File job = subtask == null ? null : subtask.getParentFile();
+        File slot = job == null ? null : job.getParentFile();
+        File taskManager = slot == null ? null : slot.getParentFile();
+        String name = subtask == null ? "" : subtask.getName();
         int separator = name.lastIndexOf(SUBTASK_DIRECTORY_INDEX_SEPARATOR);
-        if (job == null || separator < 0) {
+        if (taskManager == null || separator < 0) {
             return NONE;
         }
         String vertexPrefix =
                 name.substring(0, separator + SUBTASK_DIRECTORY_INDEX_SEPARATOR.length());
-        List<Path> files = new ArrayList<>();
-        try (Stream<Path> subtasks = Files.list(job.toPath())) {
-            subtasks.filter(dir -> dir.getFileName().toString().startsWith(vertexPrefix))
+        List<Path> files = new ArrayList<>(recordsIn(job.toPath(), vertexPrefix, own.getName()));
+        try (Stream<Path> slots = Files.list(taskManager.toPath())) {
+            for (Path otherSlot : slots.sorted().toList()) {
+                if (!otherSlot.equals(slot.toPath())) {
+                    files.addAll(
+                            recordsIn(
+                                    otherSlot.resolve(job.getName()), vertexPrefix, own.getName()));
+                }
+            }
+        } catch (IOException e) {
+            // unreadable: this slot's copies are all there is to offer
+            LOG.debug("Cannot list the slots' local state in {}", taskManager, e);
+        }
+        return files.isEmpty() ? NONE : new TaskManagerLocalCopies(files, classLoader);
+    }
+
+    /** Flink's records of checkpoint directory {@code checkpoint} of the vertex in one slot. */
+    private static List<Path> recordsIn(Path job, String vertexPrefix, String checkpoint) {
+        if (!Files.isDirectory(job)) {
+            return List.of();
+        }
+        try (Stream<Path> subtasks = Files.list(job)) {
+            return subtasks.filter(dir -> dir.getFileName().toString().startsWith(vertexPrefix))
                     .map(
                             dir ->
-                                    dir.resolve(own.getName())
+                                    dir.resolve(checkpoint)
                                             .resolve(
                                                     TaskLocalStateStoreImpl
                                                             .TASK_STATE_SNAPSHOT_FILENAME))
                     .filter(Files::isRegularFile)
                     .sorted()
-                    .forEach(files::add);
+                    .toList();
         } catch (IOException e) {
-            // no directory of the job in this slot yet, or unreadable: no copies to offer
-            LOG.debug("No task-local state of checkpoint {} in {}", checkpointId, job, e);
-            return NONE;
+            // deleted with its slot meanwhile, or unreadable: no copies to offer from it
+            LOG.debug("No task-local state of {} in {}", checkpoint, job, e);
+            return List.of();
         }
-        return files.isEmpty() ? NONE : new SlotLocalCopies(files, classLoader);
     }
 
     /** The Rhino local alternative in this slot whose manifest is {@code manifest}, if any. */

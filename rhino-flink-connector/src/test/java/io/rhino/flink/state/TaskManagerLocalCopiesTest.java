@@ -42,15 +42,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A restoring subtask finds the task-local copies another subtask of its operator left in its slot
- * for the restored checkpoint, read from the record Flink's own task-local state store wrote: those
- * of the manifest being restored, not of another checkpoint, another slot or another operator.
+ * A restoring subtask finds the task-local copies another subtask of its operator left on its
+ * TaskManager for the restored checkpoint, in its slot or another, read from the record Flink's own
+ * task-local state store wrote: those of the manifest being restored, not of another checkpoint,
+ * another TaskManager or another operator.
  */
-class SlotLocalCopiesTest {
+class TaskManagerLocalCopiesTest {
 
     private static final long CHECKPOINT = 5;
     private static final JobID JOB = new JobID();
     private static final JobVertexID VERTEX = new JobVertexID();
+    private static final String TASK_MANAGER = "localState_tm-1";
 
     @TempDir Path root;
 
@@ -61,7 +63,7 @@ class SlotLocalCopiesTest {
         FileStateHandle manifest = manifest("chk-5/manifest-of-subtask-1");
         Path copyOfVnode3 = storeLocalState(slot, VERTEX, 1, CHECKPOINT, manifest, 3);
 
-        SlotLocalCopies copies = copiesOfSubtask(0, slot, VERTEX, CHECKPOINT);
+        TaskManagerLocalCopies copies = copiesOfSubtask(0, slot, VERTEX, CHECKPOINT);
 
         // the restored handle names the manifest anew, as after Flink's metadata round trip
         TaskLocalVnodes.Pointer pointer =
@@ -76,7 +78,31 @@ class SlotLocalCopiesTest {
     }
 
     @Test
-    void copiesOfAnotherCheckpointSlotOrVertexAreNotOffered() throws Exception {
+    void copiesInAnotherSlotOfThisTaskManagerAreOfferedThisSlotsFirst() throws Exception {
+        FileStateHandle manifest = manifest("chk-5/manifest-of-subtask-1");
+        AllocationID otherSlot = new AllocationID();
+        Path inOtherSlot =
+                storeLocalState(TASK_MANAGER, otherSlot, VERTEX, 1, CHECKPOINT, manifest, 3);
+
+        assertThat(copiesOfSubtask(0, slot, VERTEX, CHECKPOINT).pointerFor(manifest))
+                .as("the copy another slot of this TaskManager keeps")
+                .hasValueSatisfying(
+                        pointer ->
+                                assertThat(pointer.copyByVnode())
+                                        .containsExactlyEntriesOf(Map.of(3, inOtherSlot)));
+
+        // the same snapshot's copy in this slot too (a subtask that kept it here and moved on)
+        Path inThisSlot = storeLocalState(TASK_MANAGER, slot, VERTEX, 2, CHECKPOINT, manifest, 3);
+        assertThat(copiesOfSubtask(0, slot, VERTEX, CHECKPOINT).pointerFor(manifest))
+                .as("this slot's copy before another slot's, which may be freed meanwhile")
+                .hasValueSatisfying(
+                        pointer ->
+                                assertThat(pointer.copyByVnode())
+                                        .containsExactlyEntriesOf(Map.of(3, inThisSlot)));
+    }
+
+    @Test
+    void copiesOfAnotherCheckpointTaskManagerOrVertexAreNotOffered() throws Exception {
         FileStateHandle manifest = manifest("chk-5/manifest-of-subtask-1");
         storeLocalState(slot, VERTEX, 1, CHECKPOINT, manifest, 3);
         storeLocalState(new AllocationID(), VERTEX, 2, CHECKPOINT, manifest, 4);
@@ -84,8 +110,13 @@ class SlotLocalCopiesTest {
         assertThat(copiesOfSubtask(0, slot, VERTEX, CHECKPOINT + 1).pointerFor(manifest))
                 .as("a later checkpoint")
                 .isEmpty();
-        assertThat(copiesOfSubtask(0, new AllocationID(), VERTEX, CHECKPOINT).pointerFor(manifest))
-                .as("another slot")
+        assertThat(
+                        TaskManagerLocalCopies.inDirectoriesOf(
+                                        provider("localState_other", new AllocationID(), VERTEX, 0),
+                                        CHECKPOINT,
+                                        getClass().getClassLoader())
+                                .pointerFor(manifest))
+                .as("another TaskManager")
                 .isEmpty();
         assertThat(copiesOfSubtask(0, slot, new JobVertexID(), CHECKPOINT).pointerFor(manifest))
                 .as("another vertex")
@@ -103,12 +134,12 @@ class SlotLocalCopiesTest {
         Files.writeString(record.toPath(), "not a snapshot");
 
         assertThat(copiesOfSubtask(0, slot, VERTEX, CHECKPOINT).pointerFor(manifest)).isEmpty();
-        assertThat(SlotLocalCopies.none().pointerFor(manifest)).isEmpty();
+        assertThat(TaskManagerLocalCopies.none().pointerFor(manifest)).isEmpty();
     }
 
-    private SlotLocalCopies copiesOfSubtask(
+    private TaskManagerLocalCopies copiesOfSubtask(
             int subtask, AllocationID allocation, JobVertexID vertex, long checkpoint) {
-        return SlotLocalCopies.inDirectoriesOf(
+        return TaskManagerLocalCopies.inDirectoriesOf(
                 provider(allocation, vertex, subtask), checkpoint, getClass().getClassLoader());
     }
 
@@ -124,7 +155,21 @@ class SlotLocalCopiesTest {
             FileStateHandle manifest,
             int vnode)
             throws Exception {
-        LocalSnapshotDirectoryProvider directories = provider(allocation, vertex, subtask);
+        return storeLocalState(
+                TASK_MANAGER, allocation, vertex, subtask, checkpoint, manifest, vnode);
+    }
+
+    private Path storeLocalState(
+            String taskManager,
+            AllocationID allocation,
+            JobVertexID vertex,
+            int subtask,
+            long checkpoint,
+            FileStateHandle manifest,
+            int vnode)
+            throws Exception {
+        LocalSnapshotDirectoryProvider directories =
+                provider(taskManager, allocation, vertex, subtask);
         Path checkpointDirectory =
                 Files.createDirectories(
                         directories.subtaskSpecificCheckpointDirectory(checkpoint).toPath());
@@ -167,8 +212,17 @@ class SlotLocalCopiesTest {
 
     private LocalSnapshotDirectoryProvider provider(
             AllocationID allocation, JobVertexID vertex, int subtask) {
+        return provider(TASK_MANAGER, allocation, vertex, subtask);
+    }
+
+    /** Flink's layout: {@code <root>/localState_<TaskManager>/aid_<slot>/...}. */
+    private LocalSnapshotDirectoryProvider provider(
+            String taskManager, AllocationID allocation, JobVertexID vertex, int subtask) {
         return new LocalSnapshotDirectoryProviderImpl(
-                root.resolve("aid_" + allocation.toHexString()).toFile(), JOB, vertex, subtask);
+                root.resolve(taskManager).resolve("aid_" + allocation.toHexString()).toFile(),
+                JOB,
+                vertex,
+                subtask);
     }
 
     private static FileStateHandle manifest(String path) {

@@ -53,6 +53,9 @@ final class RestartRescale implements OperationStep.StepReport {
     private static final long JOB_STATUS_EVERY_MILLIS = 2_000;
     // how often the result of the checkpoint Rhino asked for is read until Flink has it
     private static final long TRIGGER_READ_EVERY_MILLIS = 500;
+    // how long after the rescale ended the asked-for checkpoint's result is still read: a restart
+    // aborts a checkpoint still running, so Flink has its result moments after the job runs again
+    private static final long TRIGGER_READ_AFTER_END_MILLIS = 30_000;
 
     /** The phases of a restart-based rescale, in order. */
     enum Phase {
@@ -94,6 +97,7 @@ final class RestartRescale implements OperationStep.StepReport {
     // Flink's id of the asked-for checkpoint, until its result was read (see collectTrigger)
     private String pendingTriggerId;
     private long lastTriggerReadMillis;
+    private long endedAtMillis = -1;
 
     RestartRescale(
             RhinoDirectory directory,
@@ -124,7 +128,9 @@ final class RestartRescale implements OperationStep.StepReport {
 
     /**
      * Hands Flink the raised requirements, then polls until the rescale ended, on a thread of its
-     * own that ends with it. A refusal of the requirements fails the rescale with Flink's reason.
+     * own that ends with it, or once Flink's result of the checkpoint it asked for was read (at
+     * most {@code TRIGGER_READ_AFTER_END_MILLIS} later). A refusal of the requirements fails the
+     * rescale with Flink's reason.
      */
     void start(JsonNode requirements) {
         ScheduledExecutorService timer =
@@ -137,7 +143,6 @@ final class RestartRescale implements OperationStep.StepReport {
                             thread.setDaemon(true);
                             return thread;
                         });
-        result.whenComplete((done, error) -> timer.shutdownNow());
         timer.execute(
                 () -> {
                     try {
@@ -148,6 +153,7 @@ final class RestartRescale implements OperationStep.StepReport {
                                         + toParallelism
                                         + ": "
                                         + e.getMessage());
+                        timer.shutdown();
                         return;
                     }
                     LOG.info(
@@ -159,7 +165,7 @@ final class RestartRescale implements OperationStep.StepReport {
                             toParallelism);
                     triggerCheckpoint();
                     timer.scheduleWithFixedDelay(
-                            this::pollSafely, 0, POLL_MILLIS, TimeUnit.MILLISECONDS);
+                            () -> pollUntilDone(timer), 0, POLL_MILLIS, TimeUnit.MILLISECONDS);
                 });
     }
 
@@ -236,21 +242,31 @@ final class RestartRescale implements OperationStep.StepReport {
         }
     }
 
-    private void pollSafely() {
+    /** Polls until the rescale ended and the asked-for checkpoint's result was read. */
+    private void pollUntilDone(ScheduledExecutorService timer) {
         try {
             poll();
         } catch (RuntimeException e) {
             fail("the watch of the restart failed: " + e);
         }
+        if (nothingLeftToRead()) {
+            timer.shutdown();
+        }
+    }
+
+    private synchronized boolean nothingLeftToRead() {
+        return result.isDone()
+                && (pendingTriggerId == null
+                        || clock.getAsLong() - endedAtMillis >= TRIGGER_READ_AFTER_END_MILLIS);
     }
 
     /** One step of the state machine; package-private for tests that drive the clock. */
     synchronized void poll() {
+        long now = clock.getAsLong();
+        collectTrigger(now, false);
         if (result.isDone()) {
             return;
         }
-        long now = clock.getAsLong();
-        collectTrigger(now, false);
         Optional<OperatorView> current = directory.operator(jobId, operatorName);
         switch (phase) {
             case REQUESTED -> {
@@ -333,6 +349,7 @@ final class RestartRescale implements OperationStep.StepReport {
         }
         phase = Phase.RUNNING;
         runningAtMillis = now;
+        endedAtMillis = now;
         collectTrigger(now, true); // the restart followed a completed checkpoint: this one, usually
         restoreSources = operator.restoreSourceByVnode();
         restoredCheckpoint = operator.restoredCheckpointId();
@@ -380,7 +397,8 @@ final class RestartRescale implements OperationStep.StepReport {
             }
             failure = reason;
             phase = Phase.FAILED;
-            collectTrigger(clock.getAsLong(), true);
+            endedAtMillis = clock.getAsLong();
+            collectTrigger(endedAtMillis, true);
         }
         LOG.warn("Rescale of Rhino operator '{}' of job {}: {}", operatorName, jobId, reason);
         result.completeExceptionally(new IllegalStateException(reason));

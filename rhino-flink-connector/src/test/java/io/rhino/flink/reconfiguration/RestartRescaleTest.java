@@ -36,6 +36,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -262,6 +263,75 @@ class RestartRescaleTest {
         assertThat(rescale.report()).containsEntry("phase", "REQUESTED");
         if (checkpointStatus == 202) {
             assertThat(calls).contains("GET /jobs/" + JOB + "/checkpoints/trigger-7");
+        }
+    }
+
+    /**
+     * The checkpoint Rhino asked for has no result yet when the operator runs again (Flink aborts
+     * it with the restart, moments later): its result is still read after the rescale ended, or
+     * Flink's REST server would hold its shutdown for it, and the reading then stops.
+     */
+    @Test
+    void theAskedForCheckpointsResultIsReadAfterTheRescaleEnded() throws Exception {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        AtomicBoolean aborted = new AtomicBoolean();
+        String triggerStatus = "GET /jobs/" + JOB + "/checkpoints/trigger-7";
+        URI flink =
+                fakeFlink(
+                        call -> {
+                            calls.add(call);
+                            if (call.equals(triggerStatus)) {
+                                return new Answer(
+                                        200,
+                                        aborted.get()
+                                                ? "{\"status\":{\"id\":\"COMPLETED\"},"
+                                                        + "\"operation\":{\"failure-cause\":"
+                                                        + "{\"stack-trace\":\"CheckpointException:"
+                                                        + " Checkpoint Coordinator is suspending.\"}}}"
+                                                : "{\"status\":{\"id\":\"IN_PROGRESS\"}}");
+                            }
+                            if (call.endsWith("/checkpoints")) {
+                                return new Answer(202, "{\"request-id\":\"trigger-7\"}");
+                            }
+                            return call.startsWith("PUT")
+                                    ? new Answer(200, "{}")
+                                    : new Answer(404, "{\"errors\":[\"unknown\"]}");
+                        });
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale rescale = rescale(before, 6, 600_000, flink);
+        rescale.start(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode());
+        awaitCondition(() -> calls.contains(triggerStatus));
+
+        running.clear();
+        rescale.poll();
+        running.add(operator(6, Map.of(), 7));
+        rescale.poll();
+        assertThat(rescale.result()).isDone();
+        assertThat((String) rescale.report().get("checkpoint-trigger"))
+                .as("not known yet when the operator ran")
+                .isEqualTo("triggered (trigger-7)");
+
+        aborted.set(true);
+        clock.addAndGet(1_000); // the result is read every 500 ms
+        awaitCondition(
+                () ->
+                        String.valueOf(rescale.report().get("checkpoint-trigger"))
+                                .startsWith("failed: CheckpointException"));
+        long readsWhenRead = calls.stream().filter(triggerStatus::equals).count();
+        clock.addAndGet(60_000);
+        Thread.sleep(300); // several of the rescale's own polls
+        assertThat(calls.stream().filter(triggerStatus::equals).count())
+                .as("reads of the result once it was read")
+                .isEqualTo(readsWhenRead);
+    }
+
+    private static void awaitCondition(java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("waited 10 s").isLessThan(deadline);
+            Thread.sleep(10);
         }
     }
 

@@ -99,8 +99,14 @@ public record ReplicaListing(long completedCheckpoint, long departedAt, List<Str
     }
 
     public static String checkpointDirectory(String vnodeDirectory, long checkpoint) {
-        return vnodeDirectory + "/chk-" + checkpoint;
+        return vnodeDirectory + "/" + CHECKPOINT_PREFIX + checkpoint;
     }
+
+    /**
+     * What a checkpoint's directory within a vnode's replica directory starts with: it holds the
+     * checkpoint's listing and the metadata files its round sent.
+     */
+    static final String CHECKPOINT_PREFIX = "chk-";
 
     /** What an instance's directory within a vnode's replica directory starts with. */
     static final String INSTANCE_PREFIX = "i-";

@@ -115,8 +115,11 @@ final class VnodeChainRound {
 
     /**
      * Lists again, as the vnode's replica of checkpoint {@code checkpointId}, the instance's
-     * snapshot the chain holds whole ({@code listed}): sends its metadata files and the listing, no
-     * SST file. Returns the bytes sent.
+     * snapshot the chain holds whole ({@code listed}): sends only the listing, which names the SST
+     * files where the chain holds them and the snapshot's metadata files where its round sent them
+     * ({@code chk-<snapshotOf>/}; a holder keeps a checkpoint directory's files while a listing it
+     * keeps names them, {@link VnodeReplicaCollector}). A holder that lacks one refuses the
+     * listing. Returns the bytes sent: none of the snapshot's.
      *
      * @param scratch a directory of this checkpoint's capture, for the listing file
      */
@@ -142,22 +145,19 @@ final class VnodeChainRound {
         for (String sst : new TreeSet<>(held.sstFiles())) {
             files.add(held.directory() + "/" + sst);
         }
-        Map<String, Path> toSend = new LinkedHashMap<>();
-        long bytes = 0;
         for (Path file : ListedSnapshots.metadataFiles(listed)) {
-            String inVnode =
-                    "chk-" + checkpointId + "/" + PathSegment.of(file.getFileName().toString());
-            files.add(inVnode);
-            toSend.put(base + "/" + inVnode, file);
-            bytes += Files.size(file);
+            files.add(metadataPath(listed.snapshotOf(), file.getFileName().toString()));
         }
-        WindowedRound.replicate(service, toSend, chain, FILES_AT_ONCE, timeoutMillis, path -> {});
         Files.createDirectories(scratch);
         sendListing(checkpointId, base, files, scratch);
-        return bytes;
+        return 0;
     }
 
-    /** Sends the listing of {@code files} last: with it the chain holds the replica whole. */
+    /** Where a round of checkpoint {@code checkpointId} puts a metadata file, in its vnode. */
+    private static String metadataPath(long checkpointId, String name) {
+        return ReplicaListing.CHECKPOINT_PREFIX + checkpointId + "/" + PathSegment.of(name);
+    }
+
     private void sendListing(long checkpointId, String base, List<String> files, Path scratch)
             throws Exception {
         Path listingFile = scratch.resolve(LISTING_SCRATCH);
@@ -187,7 +187,7 @@ final class VnodeChainRound {
                     toSend.put(base + "/" + inVnode, file);
                 }
             } else {
-                String inVnode = "chk-" + checkpointId + "/" + PathSegment.of(name);
+                String inVnode = metadataPath(checkpointId, name);
                 listed.add(inVnode);
                 toSend.put(base + "/" + inVnode, file);
             }

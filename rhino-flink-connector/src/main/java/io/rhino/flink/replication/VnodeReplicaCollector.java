@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
 public final class VnodeReplicaCollector implements CommitListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(VnodeReplicaCollector.class);
-    private static final String CHECKPOINT_PREFIX = "chk-";
+    private static final String CHECKPOINT_PREFIX = ReplicaListing.CHECKPOINT_PREFIX;
     private static final String CHECKSUM_SUFFIX = ".crc32c";
 
     private final ReplicaStore store;
@@ -140,22 +140,22 @@ public final class VnodeReplicaCollector implements CommitListener {
             }
         }
         Set<Long> kept = keptCheckpoints(listings, latest, newest.checkpoint());
+        Set<String> referenced = new HashSet<>();
+        for (long id : kept) {
+            referenced.addAll(listings.get(id).files());
+        }
         int dropped = 0;
         for (long id : listings.keySet()) {
             if (!kept.contains(id)) {
-                store.deleteTree(ReplicaListing.checkpointDirectory(vnodeDirectory, id));
+                dropCheckpoint(vnodeDirectory, id, referenced);
                 dropped++;
             }
         }
         for (long id : incomplete) {
             // a round that failed before its listing; later rounds are still in flight
             if (id < newest.checkpoint()) {
-                store.deleteTree(ReplicaListing.checkpointDirectory(vnodeDirectory, id));
+                dropCheckpoint(vnodeDirectory, id, referenced);
             }
-        }
-        Set<String> referenced = new HashSet<>();
-        for (long id : kept) {
-            referenced.addAll(listings.get(id).files());
         }
         // A departure removes only what the checkpoints it dropped named: the vnode's new owner
         // may be sending its first copy here meanwhile, files no listing names yet.
@@ -205,6 +205,27 @@ public final class VnodeReplicaCollector implements CommitListener {
      * up to it (the replica of the checkpoint a restore would read), everything while no checkpoint
      * is known to be complete. After a departure notice, the copies from before the departure go.
      */
+    /**
+     * Deletes checkpoint {@code id}'s directory of the vnode, its listing included, but the
+     * metadata files a kept listing names: a checkpoint that reused the vnode's snapshot lists them
+     * where the snapshot's round sent them ({@link VnodeChainRound#relist}).
+     */
+    private void dropCheckpoint(String vnodeDirectory, long id, Set<String> referenced)
+            throws IOException {
+        String directory = ReplicaListing.checkpointDirectory(vnodeDirectory, id);
+        String inVnode = CHECKPOINT_PREFIX + id + "/";
+        if (referenced.stream().noneMatch(file -> file.startsWith(inVnode))) {
+            store.deleteTree(directory);
+            return;
+        }
+        for (Path file : children(store.resolve(directory), "")) {
+            String name = file.getFileName().toString();
+            if (!name.endsWith(CHECKSUM_SUFFIX) && !referenced.contains(inVnode + name)) {
+                store.delete(directory + "/" + name);
+            }
+        }
+    }
+
     static Set<Long> keptCheckpoints(
             TreeMap<Long, ReplicaListing> listings, ReplicaListing latest, long newest) {
         Set<Long> kept = new HashSet<>(listings.keySet());

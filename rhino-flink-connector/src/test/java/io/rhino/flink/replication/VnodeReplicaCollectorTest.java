@@ -166,6 +166,41 @@ class VnodeReplicaCollectorTest {
         assertThat(store.file(VNODE + "/i-a/000010.sst")).isEmpty();
     }
 
+    /**
+     * Checkpoints that reused the vnode's snapshot list the metadata files where the snapshot's
+     * round sent them: those stay while a kept listing names them, after their own checkpoint's
+     * listing was dropped, and go with the last listing that names them.
+     */
+    @Test
+    void metadataFilesAnotherCheckpointListsStayUntilNoKeptListingNamesThem() throws Exception {
+        put(VNODE + "/i-a/000010.sst", "the snapshot of checkpoint 3");
+        put(VNODE + "/chk-3/CURRENT", "MANIFEST-000005");
+        putListing(3, ReplicaListing.of(2, List.of("i-a/000010.sst", "chk-3/CURRENT")));
+        // checkpoints 4 and 5 reuse it: only their listings come
+        putListing(4, ReplicaListing.of(3, List.of("i-a/000010.sst", "chk-3/CURRENT")));
+        putListing(5, ReplicaListing.of(4, List.of("i-a/000010.sst", "chk-3/CURRENT")));
+
+        assertThat(store.file(ReplicaListing.path(VNODE, 3))).as("listing 3").isEmpty();
+        assertThat(store.file(VNODE + "/chk-3/CURRENT"))
+                .as("checkpoint 3's CURRENT, which listings 4 and 5 name")
+                .isPresent();
+
+        // written again: checkpoint 6 sends a snapshot of its own
+        put(VNODE + "/i-a/000011.sst", "the snapshot of checkpoint 6");
+        put(VNODE + "/chk-6/CURRENT", "MANIFEST-000007");
+        age(Instant.now().minusSeconds(60), "i-a/000010.sst");
+        putListing(6, ReplicaListing.of(5, List.of("i-a/000011.sst", "chk-6/CURRENT")));
+        assertThat(store.file(VNODE + "/chk-3/CURRENT"))
+                .as("named by listing 5, kept while 5 is the last completed")
+                .isPresent();
+
+        putListing(7, ReplicaListing.of(6, List.of("i-a/000011.sst", "chk-6/CURRENT")));
+        assertThat(store.resolve(VNODE + "/chk-3")).as("no kept listing names it").doesNotExist();
+        assertThat(store.file(VNODE + "/i-a/000010.sst")).isEmpty();
+        assertThat(store.file(VNODE + "/chk-6/CURRENT")).isPresent();
+        assertThat(store.file(ReplicaListing.path(VNODE, 6))).isPresent();
+    }
+
     private void age(Instant when, String... inVnode) throws Exception {
         for (String file : inVnode) {
             Files.setLastModifiedTime(store.resolve(VNODE + "/" + file), FileTime.from(when));

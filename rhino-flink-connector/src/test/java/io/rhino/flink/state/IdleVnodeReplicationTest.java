@@ -45,8 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * With a replica chain, a checkpoint that reuses an idle vnode's snapshot does not capture the
  * vnode either: the chain lists its replica of that snapshot again under the new checkpoint, sent
- * only RocksDB's small metadata files and the listing, and a restore from the replicas of such a
- * checkpoint gives back every value.
+ * only the listing (which names the snapshot's metadata files where its round put them), and a
+ * restore from the replicas of such a checkpoint gives back every value, after the holders dropped
+ * the checkpoint that sent those files.
  */
 class IdleVnodeReplicationTest {
 
@@ -102,14 +103,12 @@ class IdleVnodeReplicationTest {
                     .as("vnode %d's SST files listed for checkpoint 2", vnode)
                     .isEqualTo(ssts(first.get(vnode)));
             assertThat(second.get(vnode))
-                    .as("vnode %d's metadata files of checkpoint 2", vnode)
-                    .anyMatch(file -> file.startsWith("chk-2/CURRENT"));
+                    .as("vnode %d's metadata files of checkpoint 2: those checkpoint 1 sent", vnode)
+                    .anyMatch(file -> file.equals("chk-1/CURRENT"))
+                    .noneMatch(file -> file.startsWith("chk-2/"));
         }
         assertThat(sstInodes(second)).as("no SST file sent again").isEqualTo(inodes);
-        assertThat(sent.get())
-                .as("bytes sent for checkpoint 2 (metadata only) vs the SST bytes held")
-                .isPositive()
-                .isLessThan(sstBytes / 4);
+        assertThat(sent.get()).as("bytes of the snapshots sent for checkpoint 2").isZero();
 
         // one vnode written: it alone is captured and sent; the others are listed again
         int written = vnodes[1];
@@ -126,6 +125,18 @@ class IdleVnodeReplicationTest {
             } else {
                 assertThat(ssts(thirdListings.get(vnode))).isEqualTo(ssts(first.get(vnode)));
             }
+        }
+
+        // checkpoint 3's listings made the holder drop checkpoint 1's listings (2 completed), but
+        // not the metadata files the kept listings of checkpoints 2 and 3 name there
+        for (int vnode : vnodes) {
+            String directory = ReplicaListing.vnodeDirectory(PREFIX, vnode);
+            assertThat(holder.store().file(ReplicaListing.path(directory, 1)))
+                    .as("vnode %d's listing of checkpoint 1", vnode)
+                    .isEmpty();
+            assertThat(holder.store().file(directory + "/chk-1/CURRENT"))
+                    .as("vnode %d's CURRENT of checkpoint 1", vnode)
+                    .isPresent();
         }
 
         // the holder's copies of checkpoint 3 are whole: a subtask on its TaskManager restores

@@ -220,26 +220,16 @@ class RestartRescaleTest {
             int checkpointStatus, String reported) throws Exception {
         List<String> calls = new CopyOnWriteArrayList<>();
         URI flink =
-                fakeFlink(
-                        call -> {
-                            calls.add(call);
-                            if (call.equals("GET /jobs/" + JOB + "/checkpoints/trigger-7")) {
-                                return new Answer(
-                                        200,
-                                        "{\"status\":{\"id\":\"COMPLETED\"},"
-                                                + "\"operation\":{\"checkpointId\":12}}");
-                            }
-                            if (call.endsWith("/checkpoints")) {
-                                return new Answer(
-                                        checkpointStatus,
-                                        checkpointStatus == 202
-                                                ? "{\"request-id\":\"trigger-7\"}"
-                                                : "{\"errors\":[\"no checkpoint now\"]}");
-                            }
-                            return call.startsWith("PUT")
-                                    ? new Answer(200, "{}")
-                                    : new Answer(404, "{\"errors\":[\"unknown\"]}");
-                        });
+                flinkTriggering(
+                        calls,
+                        new Answer(
+                                checkpointStatus,
+                                checkpointStatus == 202
+                                        ? "{\"request-id\":\"trigger-7\"}"
+                                        : "{\"errors\":[\"no checkpoint now\"]}"),
+                        () ->
+                                "{\"status\":{\"id\":\"COMPLETED\"},"
+                                        + "\"operation\":{\"checkpointId\":12}}");
         OperatorView before = operator(4, Map.of(), -1);
         running.add(before);
         RestartRescale rescale = rescale(before, 6, 600_000, flink);
@@ -277,26 +267,16 @@ class RestartRescaleTest {
         AtomicBoolean aborted = new AtomicBoolean();
         String triggerStatus = "GET /jobs/" + JOB + "/checkpoints/trigger-7";
         URI flink =
-                fakeFlink(
-                        call -> {
-                            calls.add(call);
-                            if (call.equals(triggerStatus)) {
-                                return new Answer(
-                                        200,
-                                        aborted.get()
-                                                ? "{\"status\":{\"id\":\"COMPLETED\"},"
-                                                        + "\"operation\":{\"failure-cause\":"
-                                                        + "{\"stack-trace\":\"CheckpointException:"
-                                                        + " Checkpoint Coordinator is suspending.\"}}}"
-                                                : "{\"status\":{\"id\":\"IN_PROGRESS\"}}");
-                            }
-                            if (call.endsWith("/checkpoints")) {
-                                return new Answer(202, "{\"request-id\":\"trigger-7\"}");
-                            }
-                            return call.startsWith("PUT")
-                                    ? new Answer(200, "{}")
-                                    : new Answer(404, "{\"errors\":[\"unknown\"]}");
-                        });
+                flinkTriggering(
+                        calls,
+                        new Answer(202, "{\"request-id\":\"trigger-7\"}"),
+                        () ->
+                                aborted.get()
+                                        ? "{\"status\":{\"id\":\"COMPLETED\"},"
+                                                + "\"operation\":{\"failure-cause\":"
+                                                + "{\"stack-trace\":\"CheckpointException:"
+                                                + " Checkpoint Coordinator is suspending.\"}}}"
+                                        : "{\"status\":{\"id\":\"IN_PROGRESS\"}}");
         OperatorView before = operator(4, Map.of(), -1);
         running.add(before);
         RestartRescale rescale = rescale(before, 6, 600_000, flink);
@@ -333,6 +313,29 @@ class RestartRescaleTest {
             assertThat(System.nanoTime()).as("waited 10 s").isLessThan(deadline);
             Thread.sleep(10);
         }
+    }
+
+    /**
+     * A Flink REST endpoint that takes new requirements, answers the checkpoint trigger with {@code
+     * trigger} and the status of trigger {@code trigger-7} with {@code status}, and records every
+     * call in {@code calls}.
+     */
+    private URI flinkTriggering(
+            List<String> calls, Answer trigger, java.util.function.Supplier<String> status)
+            throws Exception {
+        return fakeFlink(
+                call -> {
+                    calls.add(call);
+                    if (call.equals("GET /jobs/" + JOB + "/checkpoints/trigger-7")) {
+                        return new Answer(200, status.get());
+                    }
+                    if (call.endsWith("/checkpoints")) {
+                        return trigger;
+                    }
+                    return call.startsWith("PUT")
+                            ? new Answer(200, "{}")
+                            : new Answer(404, "{\"errors\":[\"unknown\"]}");
+                });
     }
 
     /** A Flink REST endpoint whose {@code GET /jobs/job-1} answers as given. */

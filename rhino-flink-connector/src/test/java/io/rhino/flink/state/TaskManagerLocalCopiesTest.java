@@ -61,7 +61,7 @@ class TaskManagerLocalCopiesTest {
     @Test
     void anotherIndexsCopiesInThisSlotAreOfferedForItsManifest() throws Exception {
         FileStateHandle manifest = manifest("chk-5/manifest-of-subtask-1");
-        Path copyOfVnode3 = storeLocalState(slot, VERTEX, 1, CHECKPOINT, manifest, 3);
+        Path copyOfVnode3 = storeLocalState(TASK_MANAGER, slot, VERTEX, 1, CHECKPOINT, manifest, 3);
 
         TaskManagerLocalCopies copies = copiesOfSubtask(0, slot, VERTEX, CHECKPOINT);
 
@@ -104,8 +104,8 @@ class TaskManagerLocalCopiesTest {
     @Test
     void copiesOfAnotherCheckpointTaskManagerOrVertexAreNotOffered() throws Exception {
         FileStateHandle manifest = manifest("chk-5/manifest-of-subtask-1");
-        storeLocalState(slot, VERTEX, 1, CHECKPOINT, manifest, 3);
-        storeLocalState(new AllocationID(), VERTEX, 2, CHECKPOINT, manifest, 4);
+        storeLocalState(TASK_MANAGER, slot, VERTEX, 1, CHECKPOINT, manifest, 3);
+        storeLocalState(TASK_MANAGER, new AllocationID(), VERTEX, 2, CHECKPOINT, manifest, 4);
 
         assertThat(copiesOfSubtask(0, slot, VERTEX, CHECKPOINT + 1).pointerFor(manifest))
                 .as("a later checkpoint")
@@ -126,7 +126,7 @@ class TaskManagerLocalCopiesTest {
     @Test
     void anUnreadableRecordOffersNothing() throws Exception {
         FileStateHandle manifest = manifest("chk-5/manifest-of-subtask-1");
-        storeLocalState(slot, VERTEX, 1, CHECKPOINT, manifest, 3);
+        storeLocalState(TASK_MANAGER, slot, VERTEX, 1, CHECKPOINT, manifest, 3);
         File record =
                 new File(
                         provider(slot, VERTEX, 1).subtaskSpecificCheckpointDirectory(CHECKPOINT),
@@ -144,21 +144,10 @@ class TaskManagerLocalCopiesTest {
     }
 
     /**
-     * Stores, through Flink's task-local state store of {@code subtask} in {@code allocation}, a
-     * Rhino local alternative with a copy of {@code vnode}; returns the copy's directory.
+     * Stores, through Flink's task-local state store of {@code subtask} in {@code allocation} of
+     * {@code taskManager}, a Rhino local alternative with a copy of {@code vnode}; returns the
+     * copy's directory.
      */
-    private Path storeLocalState(
-            AllocationID allocation,
-            JobVertexID vertex,
-            int subtask,
-            long checkpoint,
-            FileStateHandle manifest,
-            int vnode)
-            throws Exception {
-        return storeLocalState(
-                TASK_MANAGER, allocation, vertex, subtask, checkpoint, manifest, vnode);
-    }
-
     private Path storeLocalState(
             String taskManager,
             AllocationID allocation,

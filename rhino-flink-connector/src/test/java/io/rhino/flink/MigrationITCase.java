@@ -225,14 +225,7 @@ class MigrationITCase {
      * Flink's.
      */
     @ParameterizedTest(name = "windows, timers, joins from keyBy on {0}")
-    @ValueSource(
-            strings = {
-                "rocksdb",
-                "rocksdb-native",
-                "rocksdb-heap-timers",
-                "rocksdb-heap-timers-native",
-                "hashmap"
-            })
+    @ValueSource(strings = {"rocksdb", "rocksdb-native", "rocksdb-heap-timers", "hashmap"})
     void windowsTimersAndJoinsContinueInRhino(
             String flinkBackend, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
         if (flinkBackend.equals("hashmap")) {
@@ -250,7 +243,7 @@ class MigrationITCase {
                         runId,
                         reference,
                         miniCluster,
-                        flinkBackend.endsWith("-native")
+                        flinkBackend.equals("rocksdb-native")
                                 ? SavepointFormatType.NATIVE
                                 : SavepointFormatType.CANONICAL);
         List<String> output = new ArrayList<>(ResultSink.take(runId));
@@ -338,22 +331,19 @@ class MigrationITCase {
     }
 
     /**
-     * Flink's {@code rocksdb} or {@code hashmap} backend, RocksDB keeping its timers on heap
-     * ({@code -heap-timers}), with incremental checkpoints, whose native savepoints hold its files
-     * ({@code -native}), or both.
+     * Flink's {@code rocksdb} or {@code hashmap} backend, RocksDB keeping its timers on heap, or
+     * RocksDB with incremental checkpoints, whose native savepoints hold its files.
      */
     private static Configuration flinkBackend(String name) {
         Configuration config = RhinoClusters.jobConfig(Mode.PLAIN);
-        if (name.startsWith("rocksdb-")) {
+        if (name.equals("rocksdb-heap-timers")) {
             config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-            if (name.contains("-heap-timers")) {
-                config.set(RocksDBOptions.TIMER_SERVICE_FACTORY, PriorityQueueStateType.HEAP);
-            }
-            if (name.endsWith("-native")) {
-                config.set(
-                        org.apache.flink.configuration.CheckpointingOptions.INCREMENTAL_CHECKPOINTS,
-                        true);
-            }
+            config.set(RocksDBOptions.TIMER_SERVICE_FACTORY, PriorityQueueStateType.HEAP);
+        } else if (name.equals("rocksdb-native")) {
+            config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+            config.set(
+                    org.apache.flink.configuration.CheckpointingOptions.INCREMENTAL_CHECKPOINTS,
+                    true);
         } else {
             config.set(StateBackendOptions.STATE_BACKEND, name);
         }
@@ -366,7 +356,7 @@ class MigrationITCase {
      */
     private static Configuration rhinoBackend(String name) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        if (name.contains("-heap-timers")) {
+        if (name.equals("rocksdb-heap-timers")) {
             config.set(RocksDBOptions.TIMER_SERVICE_FACTORY, PriorityQueueStateType.HEAP);
         }
         return config;

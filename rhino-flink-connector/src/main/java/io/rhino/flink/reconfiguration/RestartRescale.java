@@ -186,7 +186,7 @@ final class RestartRescale implements OperationStep.StepReport {
                             "/jobs/" + jobId + "/checkpoints",
                             JsonNodeFactory.instance.objectNode());
             triggerId = accepted.path("request-id").asText(null);
-            outcome = "triggered (" + triggerId + ")";
+            outcome = "triggered (" + (triggerId == null ? "?" : triggerId) + ")";
         } catch (FlinkRest.FlinkRestException e) {
             outcome = "not triggered: " + e.getMessage();
         }

@@ -158,6 +158,7 @@ final class VnodeChainRound {
         return ReplicaListing.CHECKPOINT_PREFIX + checkpointId + "/" + PathSegment.of(name);
     }
 
+    /** Sends the listing of {@code files} last: with it the chain holds the replica whole. */
     private void sendListing(long checkpointId, String base, List<String> files, Path scratch)
             throws Exception {
         Path listingFile = scratch.resolve(LISTING_SCRATCH);

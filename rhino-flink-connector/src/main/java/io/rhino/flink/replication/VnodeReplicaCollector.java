@@ -200,12 +200,6 @@ public final class VnodeReplicaCollector implements CommitListener {
     }
 
     /**
-     * The checkpoints a vnode's holder keeps after the listing of {@code newest}: every listing
-     * from the newest completed checkpoint on (later ones may still complete), the newest listing
-     * up to it (the replica of the checkpoint a restore would read), everything while no checkpoint
-     * is known to be complete. After a departure notice, the copies from before the departure go.
-     */
-    /**
      * Deletes checkpoint {@code id}'s directory of the vnode, its listing included, but the
      * metadata files a kept listing names: a checkpoint that reused the vnode's snapshot lists them
      * where the snapshot's round sent them ({@link VnodeChainRound#relist}).
@@ -226,6 +220,12 @@ public final class VnodeReplicaCollector implements CommitListener {
         }
     }
 
+    /**
+     * The checkpoints a vnode's holder keeps after the listing of {@code newest}: every listing
+     * from the newest completed checkpoint on (later ones may still complete), the newest listing
+     * up to it (the replica of the checkpoint a restore would read), everything while no checkpoint
+     * is known to be complete. After a departure notice, the copies from before the departure go.
+     */
     static Set<Long> keptCheckpoints(
             TreeMap<Long, ReplicaListing> listings, ReplicaListing latest, long newest) {
         Set<Long> kept = new HashSet<>(listings.keySet());

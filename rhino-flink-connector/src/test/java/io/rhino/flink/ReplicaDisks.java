@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -92,20 +91,16 @@ final class ReplicaDisks {
         List<Path> corrupted = new ArrayList<>();
         for (Path store : liveStores()) {
             for (Path file : regularFiles(store)) {
-                Path checksum = file.resolveSibling(file.getFileName() + CHECKSUM);
-                if (file.getFileName().toString().endsWith(CHECKSUM) || !Files.exists(checksum)) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(CHECKSUM) || name.contains(".part-")) {
                     continue;
                 }
                 try {
-                    int recorded =
-                            Integer.parseUnsignedInt(
-                                    Files.readString(checksum, StandardCharsets.US_ASCII).strip(),
-                                    16);
-                    if (ReplicaStore.crc32c(file) != recorded) {
+                    if (ReplicaStore.crc32c(file) != ReplicaStore.recordedChecksum(file)) {
                         corrupted.add(file);
                     }
-                } catch (NoSuchFileException collected) {
-                    // dropped by the store's garbage collection while read
+                } catch (NoSuchFileException collectedOrIncomplete) {
+                    // dropped by the store's garbage collection while read, or not stored whole
                 }
             }
         }

@@ -16,10 +16,11 @@ package io.rhino.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rhino.replication.store.ReplicaStore;
 import io.rhino.replication.testing.ChangingFileTree;
+import io.rhino.replication.testing.StoredChecksumDamage;
 import io.rhino.replication.testing.TcpRelay;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -181,7 +182,6 @@ class ReplicaCorruptionTest {
             String path = "job/op/vnode-2/disk-" + round + ".sst";
             sender.replicate(source, path, List.of(holder.address())).get(60, TimeUnit.SECONDS);
             Path stored = holder.store().file(path).orElseThrow();
-            Path checksum = stored.resolveSibling(stored.getFileName() + ".crc32c");
             int kind = random.nextInt(kinds.length);
             byKind[kind]++;
             byte[] bytes = Files.readAllBytes(stored);
@@ -197,13 +197,11 @@ class ReplicaCorruptionTest {
                     Files.write(stored, longer);
                 }
                 case 3 -> {
-                    int recorded = Integer.parseUnsignedInt(Files.readString(checksum).trim(), 16);
-                    Files.writeString(
-                            checksum,
-                            Integer.toHexString(recorded ^ (1 << random.nextInt(32))),
-                            StandardCharsets.US_ASCII);
+                    int recorded = ReplicaStore.recordedChecksum(stored);
+                    StoredChecksumDamage.write(
+                            holder.store(), stored, recorded ^ (1 << random.nextInt(32)));
                 }
-                case 4 -> Files.writeString(checksum, "zz", StandardCharsets.US_ASCII);
+                case 4 -> StoredChecksumDamage.writeNoChecksum(holder.store(), stored);
                 default -> {
                     byte[] other = new byte[size];
                     random.nextBytes(other);

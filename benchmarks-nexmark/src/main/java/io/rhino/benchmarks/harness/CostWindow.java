@@ -25,6 +25,7 @@ public final class CostWindow {
     private final long recordsAtStart;
     private final Long cpuMillisAtStart;
     private final InputSideThreads inputSide;
+    private final WindowProfile profile;
 
     private CostWindow(ScenarioContext context) {
         this.context = context;
@@ -32,6 +33,7 @@ public final class CostWindow {
         this.cpuMillisAtStart = context.resources().cpuMillisNow();
         this.recordsAtStart = context.throughput().recordsSoFar();
         this.startMillis = context.nowMillis();
+        this.profile = WindowProfile.startFor(context);
     }
 
     /** Opens a window now. */
@@ -46,6 +48,7 @@ public final class CostWindow {
         Long cpuNow = context.resources().cpuMillisNow();
         long inputSideMillis = inputSide.cpuMillisSinceStart();
         Long cpu = cpuNow == null || cpuMillisAtStart == null ? null : cpuNow - cpuMillisAtStart;
+        profile.stop();
         return new WindowCost(seconds, records, cpu, inputSideMillis);
     }
 }

@@ -27,6 +27,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -267,7 +268,12 @@ class ReplicaRestoreTest {
     void aReplicaWhoseStoredChecksumIsDamagedIsNotUsed() throws Exception {
         storeReplica(Map.of("i-a/000010.sst", "ten"));
         Path sst = store.file(VNODE + "/i-a/000010.sst").orElseThrow();
-        Files.writeString(sst.resolveSibling("000010.sst.crc32c"), "not-hex");
+        if (store.checksumsInAttributes()) {
+            Files.getFileAttributeView(sst, UserDefinedFileAttributeView.class)
+                    .write(ReplicaStore.CHECKSUM_ATTRIBUTE, ByteBuffer.wrap(new byte[] {'n', 'o'}));
+        } else {
+            Files.writeString(sst.resolveSibling("000010.sst.crc32c"), "not-hex");
+        }
 
         assertFallsBack(flinkHandle(Map.of("000010.sst", 3L)));
     }

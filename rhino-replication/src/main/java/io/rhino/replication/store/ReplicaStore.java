@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,9 +36,10 @@ import org.slf4j.LoggerFactory;
  * the network and are checked before anything touches the disk: relative, at most {@value
  * #MAX_DEPTH} segments of {@code [A-Za-z0-9_][A-Za-z0-9._-]*}, so no {@code ..}, no absolute path,
  * nothing outside the root. A file is written under a temporary name, forced to disk and verified,
- * then moved into place atomically with its checksum beside it ({@code <name>.crc32c}): a failed or
- * partial transfer never replaces or corrupts an existing replica. Temporary files left by a crash
- * are removed when the store opens.
+ * then moved into place atomically with its checksum ({@link StoredChecksums}: an extended
+ * attribute, or a file {@code <name>.crc32c} beside it): a failed or partial transfer never
+ * replaces or corrupts an existing replica. Temporary files left by a crash are removed when the
+ * store opens.
  */
 public final class ReplicaStore {
 
@@ -48,9 +48,10 @@ public final class ReplicaStore {
     static final int MAX_DEPTH = 8;
     private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
     private static final String PART = ".part-";
-    private static final String CHECKSUM = ".crc32c";
+    private static final String CHECKSUM = StoredChecksums.FILE_SUFFIX;
 
     private final Path root;
+    private final StoredChecksums checksums;
     private volatile CommitListener listener = CommitListener.NONE;
     private volatile long outOfSpaceAtNanos;
     private volatile boolean outOfSpace;
@@ -68,6 +69,18 @@ public final class ReplicaStore {
                                 deleteQuietly(orphan);
                             });
         }
+        this.checksums = StoredChecksums.probing(this.root.resolve("checksum-probe" + PART + "0"));
+    }
+
+    /**
+     * The extended attribute (user namespace) holding a stored file's CRC32C, 4 bytes big-endian,
+     * where the filesystem keeps attributes ({@code getfattr -n user.rhino.crc32c -e hex FILE}).
+     */
+    public static final String CHECKSUM_ATTRIBUTE = StoredChecksums.ATTRIBUTE;
+
+    /** Whether a stored file's checksum is an attribute of it rather than a file beside it. */
+    public boolean checksumsInAttributes() {
+        return checksums.inAttributes();
     }
 
     public Path root() {
@@ -183,7 +196,7 @@ public final class ReplicaStore {
         Path target = resolve(relativePath);
         Files.createDirectories(target.getParent());
         Path temporary = target.resolveSibling(target.getFileName() + PART + stream);
-        return new Incoming(relativePath, target, temporary, listener);
+        return new Incoming(relativePath, target, temporary, listener, checksums);
     }
 
     /**
@@ -212,28 +225,25 @@ public final class ReplicaStore {
             }
             return Optional.empty();
         }
-        return Optional.of(new Adoption(target, temporary));
+        return Optional.of(new Adoption(target, temporary, checksums));
     }
 
     /** A local file linked into the store under a temporary name, not visible yet. */
     public static final class Adoption {
         private final Path target;
         private final Path temporary;
+        private final StoredChecksums checksums;
 
-        private Adoption(Path target, Path temporary) {
+        private Adoption(Path target, Path temporary, StoredChecksums checksums) {
             this.target = target;
             this.temporary = temporary;
+            this.checksums = checksums;
         }
 
         /** Computes the file's checksum and makes it visible with it. */
         public void commit() throws IOException {
             try {
-                int crc = crc32c(temporary);
-                Files.writeString(
-                        checksumOf(temporary), Integer.toHexString(crc), StandardCharsets.US_ASCII);
-                // the data first: a checksum without its file is never visible
-                Incoming.move(temporary, target);
-                Incoming.move(checksumOf(temporary), checksumOf(target));
+                Incoming.publish(checksums, temporary, target, crc32c(temporary));
             } catch (IOException e) {
                 abort();
                 throw e;
@@ -250,7 +260,7 @@ public final class ReplicaStore {
     /** The stored file, if complete. */
     public Optional<Path> file(String relativePath) {
         Path file = resolve(relativePath);
-        return Files.isRegularFile(checksumOf(file)) ? Optional.of(file) : Optional.empty();
+        return checksums.complete(file) ? Optional.of(file) : Optional.empty();
     }
 
     /**
@@ -263,12 +273,22 @@ public final class ReplicaStore {
         Path file = resolve(relativePath);
         int recorded;
         try {
-            recorded = readChecksum(file);
-        } catch (DamagedChecksumException e) {
+            recorded = recordedChecksum(file);
+        } catch (StoredChecksums.DamagedChecksumException e) {
             LOG.warn("{}", e.getMessage());
             return false;
         }
         return crc32c(file) == recorded;
+    }
+
+    /**
+     * The CRC32C {@code storedFile}, a file of a store, was stored with.
+     *
+     * @throws java.nio.file.NoSuchFileException if it has none (not stored, or collected)
+     * @throws IOException if the recorded checksum is damaged
+     */
+    public static int recordedChecksum(Path storedFile) throws IOException {
+        return StoredChecksums.read(storedFile);
     }
 
     /** Bytes of complete replica files in the store. */
@@ -303,25 +323,7 @@ public final class ReplicaStore {
     }
 
     private static Path checksumOf(Path file) {
-        return file.resolveSibling(file.getFileName() + CHECKSUM);
-    }
-
-    private static int readChecksum(Path file) throws IOException {
-        String text = Files.readString(checksumOf(file), StandardCharsets.US_ASCII).trim();
-        try {
-            return Integer.parseUnsignedInt(text, 16);
-        } catch (NumberFormatException e) {
-            throw new DamagedChecksumException(file, text);
-        }
-    }
-
-    /** The checksum stored beside a replica is no checksum: the replica counts as damaged. */
-    private static final class DamagedChecksumException extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        DamagedChecksumException(Path file, String text) {
-            super("the checksum of " + file + " is damaged: '" + text + "'");
-        }
+        return StoredChecksums.sidecar(file);
     }
 
     private static void deleteQuietly(Path path) {
@@ -339,13 +341,20 @@ public final class ReplicaStore {
         private final Path temporary;
         private final FileChannel channel;
         private final CommitListener listener;
+        private final StoredChecksums checksums;
         private final CRC32C crc = new CRC32C();
         private long written;
 
-        private Incoming(String relativePath, Path target, Path temporary, CommitListener listener)
+        private Incoming(
+                String relativePath,
+                Path target,
+                Path temporary,
+                CommitListener listener,
+                StoredChecksums checksums)
                 throws IOException {
             this.relativePath = relativePath;
             this.listener = listener;
+            this.checksums = checksums;
             this.target = target;
             this.temporary = temporary;
             this.channel =
@@ -396,11 +405,7 @@ public final class ReplicaStore {
         /** Makes the finished file visible, replacing an older replica of it atomically. */
         public void commit(int crc) throws IOException {
             listener.beforeCommit(relativePath, temporary);
-            Files.writeString(
-                    checksumOf(temporary), Integer.toHexString(crc), StandardCharsets.US_ASCII);
-            // the data first: a checksum without its file is never visible
-            move(temporary, target);
-            move(checksumOf(temporary), checksumOf(target));
+            publish(checksums, temporary, target, crc);
             try {
                 listener.committed(relativePath);
             } catch (RuntimeException e) {
@@ -417,6 +422,17 @@ public final class ReplicaStore {
             }
             deleteQuietly(temporary);
             deleteQuietly(checksumOf(temporary));
+        }
+
+        /** Makes {@code temporary} visible as {@code target} with its checksum {@code crc}. */
+        static void publish(StoredChecksums checksums, Path temporary, Path target, int crc)
+                throws IOException {
+            checksums.record(temporary, crc);
+            move(temporary, target);
+            if (!checksums.inAttributes()) {
+                // the data first: a checksum without its file is never visible
+                move(checksumOf(temporary), checksumOf(target));
+            }
         }
 
         private static void move(Path from, Path to) throws IOException {

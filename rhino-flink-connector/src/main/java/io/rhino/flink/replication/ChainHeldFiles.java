@@ -24,17 +24,31 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The SST files a chain holds of each vnode's RocksDB instance, as its replication rounds stored
- * them or a restore seeded them. A vnode that moved away and back is a new RocksDB instance whose
- * file names may repeat with other contents: a new instance starts from nothing.
+ * them or a restore seeded them, and where its last confirmed round listed the instance's metadata
+ * files. A vnode that moved away and back is a new RocksDB instance whose file names may repeat
+ * with other contents: a new instance starts from nothing.
  */
 final class ChainHeldFiles {
+
+    /**
+     * A metadata file of the instance (RocksDB's {@code OPTIONS}, {@code CURRENT}, ...) as a
+     * confirmed round listed it: a later round whose file has the same name, size and checksum
+     * lists it there again instead of sending it.
+     *
+     * @param path where the chain holds it, relative to the vnode's replica directory
+     */
+    record HeldMetadata(String path, long size, int crc) {}
 
     /**
      * @param confirmed whether a round of this chain stored the files; a seeded guess is not, until
      *     the next round (a member lacking a file refuses its listing then, and the round sends
      *     everything)
      */
-    private record Held(WeakReference<Object> instance, HeldFiles files, boolean confirmed) {}
+    private record Held(
+            WeakReference<Object> instance,
+            HeldFiles files,
+            boolean confirmed,
+            Map<String, HeldMetadata> metadata) {}
 
     // replaced (never changed) by the asynchronous phases, one round at a time, and read by
     // handovers in the task thread
@@ -46,6 +60,17 @@ final class ChainHeldFiles {
         return held != null && held.confirmed() && held.instance().get() == instance
                 ? Optional.of(held.files())
                 : Optional.empty();
+    }
+
+    /**
+     * The instance's metadata files, by name, as the last round of this chain confirmed them; empty
+     * without one.
+     */
+    Map<String, HeldMetadata> confirmedMetadataOf(int vnode, Object instance) {
+        Held held = byVnode.get(vnode);
+        return held != null && held.confirmed() && held.instance().get() == instance
+                ? held.metadata()
+                : Map.of();
     }
 
     /** What the chain holds of the vnode's instance {@code instance}, confirmed or not. */
@@ -67,7 +92,7 @@ final class ChainHeldFiles {
                 (v, known) ->
                         known != null && known.instance().get() == instance
                                 ? known
-                                : new Held(new WeakReference<>(instance), files, false));
+                                : new Held(new WeakReference<>(instance), files, false, Map.of()));
     }
 
     /**
@@ -75,7 +100,21 @@ final class ChainHeldFiles {
      * one.
      */
     void stored(int vnode, Object instance, HeldFiles files, boolean confirmed) {
-        byVnode.put(vnode, new Held(new WeakReference<>(instance), files, confirmed));
+        stored(vnode, instance, files, confirmed, Map.of());
+    }
+
+    /**
+     * As {@link #stored(int, Object, HeldFiles, boolean)}, with where the round listed metadata.
+     */
+    void stored(
+            int vnode,
+            Object instance,
+            HeldFiles files,
+            boolean confirmed,
+            Map<String, HeldMetadata> metadata) {
+        byVnode.put(
+                vnode,
+                new Held(new WeakReference<>(instance), files, confirmed, Map.copyOf(metadata)));
     }
 
     void forget(int vnode) {

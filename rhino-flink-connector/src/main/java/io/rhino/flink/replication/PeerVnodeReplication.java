@@ -20,6 +20,7 @@ import io.rhino.flink.state.PathSegment;
 import io.rhino.flink.state.VnodeReplication;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -101,7 +102,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
         this.chain = List.copyOf(chain);
         this.prefix = prefix;
         this.captureRoot = captureRoot;
-        this.listed = new ListedSnapshots(captureRoot.resolve("listed-" + System.nanoTime()));
+        this.listed = new ListedSnapshots();
         this.departures = new DepartureNotices(service, this.chain, prefix, timeoutMillis, held);
         this.retirements = new RetirementNotices(service, prefix);
         this.vnodeRound =
@@ -308,13 +309,14 @@ public final class PeerVnodeReplication implements VnodeReplication {
             Object instance = instances.get(vnode);
             // until this round confirms, the chain's last whole snapshot of the vnode is unknown
             listed.forget(vnode);
-            long bytes = vnodeRound.replicate(checkpointId, vnode, instance, captured);
+            VnodeChainRound.Sent sent =
+                    vnodeRound.replicate(checkpointId, vnode, instance, captured);
             // only the files of Flink's own snapshot are those a later checkpoint may reuse; a
             // RocksDB checkpoint taken here instead could hold other SST files
             if (flinkSnapshots.containsKey(vnode)) {
-                listed.replicated(vnode, instance, checkpointId, captured);
+                listed.replicated(vnode, instance, checkpointId, sent.listing());
             }
-            return bytes;
+            return sent.bytes();
         }
 
         private long relist(int vnode, Relist relist) throws Exception {
@@ -336,12 +338,12 @@ public final class PeerVnodeReplication implements VnodeReplication {
                                                             + " whole; the next checkpoint"
                                                             + " snapshots it"));
             try {
+                Files.createDirectories(directory);
                 return vnodeRound.relist(
                         checkpointId,
                         vnode,
-                        instance,
                         snapshot,
-                        directory.resolve("relist-vnode-" + vnode));
+                        directory.resolve("listing-of-vnode-" + vnode));
             } catch (Exception e) {
                 // a member may have lost files: the next checkpoint sends the vnode whole
                 listed.forget(vnode);

@@ -14,12 +14,14 @@
 
 package io.rhino.flink.replication;
 
+import io.rhino.flink.replication.ChainHeldFiles.HeldMetadata;
 import io.rhino.flink.replication.PeerVnodeReplication.HeldFiles;
 import io.rhino.flink.state.PathSegment;
 import io.rhino.replication.PeerAddress;
 import io.rhino.replication.ReplicationService;
 import io.rhino.replication.RoundWait;
 import io.rhino.replication.WindowedRound;
+import io.rhino.replication.store.ReplicaStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,15 +79,29 @@ final class VnodeChainRound {
     }
 
     /**
-     * Sends what the chain lacks of the vnode's RocksDB instance {@code instance}, captured in
-     * {@code captured}, then its listing; returns the bytes sent.
+     * What a round sent.
+     *
+     * @param bytes the bytes sent
+     * @param listing the files its listing named, relative to the vnode's replica directory
      */
-    long replicate(long checkpointId, int vnode, Object instance, Path captured) throws Exception {
+    record Sent(long bytes, List<String> listing) {}
+
+    /** What {@link #send} sent, and where the chain now holds the instance's metadata files. */
+    private record Round(long bytes, List<String> listing, Map<String, HeldMetadata> metadata) {}
+
+    /**
+     * Sends what the chain lacks of the vnode's RocksDB instance {@code instance}, captured in
+     * {@code captured}, then its listing. A metadata file the chain's last confirmed round of the
+     * instance sent with the same contents (RocksDB's {@code OPTIONS} and {@code CURRENT} rarely
+     * change) is listed where that round put it, not sent again.
+     */
+    Sent replicate(long checkpointId, int vnode, Object instance, Path captured) throws Exception {
         String base = ReplicaListing.vnodeDirectory(prefix, vnode);
         Optional<HeldFiles> before = held.of(vnode, instance);
         String directory =
                 before.map(HeldFiles::directory).orElseGet(ReplicaListing::newInstanceDirectory);
         Set<String> alreadyHeld = before.map(HeldFiles::sstFiles).orElse(Set.of());
+        Map<String, HeldMetadata> metadataHeld = held.confirmedMetadataOf(vnode, instance);
         List<Path> files;
         try (Stream<Path> list = Files.list(captured)) {
             files = list.sorted().toList();
@@ -93,14 +109,23 @@ final class VnodeChainRound {
         // SST files every member stored in this round, kept if the round fails
         Set<String> stored = ConcurrentHashMap.newKeySet();
         try {
-            long sent = send(checkpointId, base, directory, alreadyHeld, files, captured, stored);
+            Round round =
+                    send(
+                            checkpointId,
+                            base,
+                            directory,
+                            alreadyHeld,
+                            metadataHeld,
+                            files,
+                            captured,
+                            stored);
             Set<String> nowHeld = new TreeSet<>();
             files.stream()
                     .map(f -> f.getFileName().toString())
                     .filter(name -> name.endsWith(".sst"))
                     .forEach(nowHeld::add);
-            held.stored(vnode, instance, new HeldFiles(directory, nowHeld), true);
-            return sent;
+            held.stored(vnode, instance, new HeldFiles(directory, nowHeld), true, round.metadata());
+            return new Sent(round.bytes(), round.listing());
         } catch (Exception e) {
             // What the whole chain stored stays, so a vnode whose new files take longer than
             // one round gets further with each round. Unconfirmed, like a seed: a member that
@@ -115,41 +140,20 @@ final class VnodeChainRound {
 
     /**
      * Lists again, as the vnode's replica of checkpoint {@code checkpointId}, the instance's
-     * snapshot the chain holds whole ({@code listed}): sends only the listing, which names the SST
-     * files where the chain holds them and the snapshot's metadata files where its round sent them
-     * ({@code chk-<snapshotOf>/}; a holder keeps a checkpoint directory's files while a listing it
-     * keeps names them, {@link VnodeReplicaCollector}). A holder that lacks one refuses the
-     * listing. Returns the bytes sent: none of the snapshot's.
+     * snapshot the chain holds whole ({@code listed}): sends only the listing of its round, whose
+     * files stay where the chain holds them (a holder keeps the files a kept listing names, {@link
+     * VnodeReplicaCollector}). A holder that lacks one refuses the listing. Returns the bytes sent:
+     * none of the snapshot's.
      *
-     * @param scratch a directory of this checkpoint's capture, for the listing file
+     * @param listingFile where to write the listing before it is sent
      */
-    long relist(
-            long checkpointId,
-            int vnode,
-            Object instance,
-            ListedSnapshots.Listed listed,
-            Path scratch)
+    long relist(long checkpointId, int vnode, ListedSnapshots.Listed listed, Path listingFile)
             throws Exception {
-        String base = ReplicaListing.vnodeDirectory(prefix, vnode);
-        HeldFiles held =
-                this.held
-                        .confirmedOf(vnode, instance)
-                        .orElseThrow(
-                                () ->
-                                        new IllegalStateException(
-                                                "vnode "
-                                                        + vnode
-                                                        + ": no round confirmed what the chain"
-                                                        + " holds of its instance"));
-        List<String> files = new ArrayList<>();
-        for (String sst : new TreeSet<>(held.sstFiles())) {
-            files.add(held.directory() + "/" + sst);
-        }
-        for (Path file : ListedSnapshots.metadataFiles(listed)) {
-            files.add(metadataPath(listed.snapshotOf(), file.getFileName().toString()));
-        }
-        Files.createDirectories(scratch);
-        sendListing(checkpointId, base, files, scratch);
+        sendListing(
+                checkpointId,
+                ReplicaListing.vnodeDirectory(prefix, vnode),
+                listed.files(),
+                listingFile);
         return 0;
     }
 
@@ -159,39 +163,53 @@ final class VnodeChainRound {
     }
 
     /** Sends the listing of {@code files} last: with it the chain holds the replica whole. */
-    private void sendListing(long checkpointId, String base, List<String> files, Path scratch)
+    private void sendListing(long checkpointId, String base, List<String> files, Path listingFile)
             throws Exception {
-        Path listingFile = scratch.resolve(LISTING_SCRATCH);
         ReplicaListing.of(lastCompletedCheckpoint.getAsLong(), files).write(listingFile);
         RoundWait.await(
                 service.replicate(listingFile, ReplicaListing.path(base, checkpointId), chain),
                 timeoutMillis);
     }
 
-    private long send(
+    private Round send(
             long checkpointId,
             String base,
             String directory,
             Set<String> alreadyHeld,
+            Map<String, HeldMetadata> metadataHeld,
             List<Path> files,
             Path captured,
             Set<String> stored)
             throws Exception {
         Map<String, Path> toSend = new LinkedHashMap<>();
         List<String> listed = new ArrayList<>();
+        Map<String, HeldMetadata> metadata = new LinkedHashMap<>();
         for (Path file : files) {
             String name = file.getFileName().toString();
+            if (name.equals(LISTING_SCRATCH)) {
+                continue; // a listing this round wrote before, when a member refused it
+            }
             if (name.endsWith(".sst")) {
                 String inVnode = directory + "/" + name;
                 listed.add(inVnode);
                 if (!alreadyHeld.contains(name)) {
                     toSend.put(base + "/" + inVnode, file);
                 }
-            } else {
-                String inVnode = metadataPath(checkpointId, name);
-                listed.add(inVnode);
-                toSend.put(base + "/" + inVnode, file);
+                continue;
             }
+            HeldMetadata now =
+                    new HeldMetadata(
+                            metadataPath(checkpointId, name),
+                            Files.size(file),
+                            ReplicaStore.crc32c(file));
+            HeldMetadata before = metadataHeld.get(name);
+            if (before != null && before.size() == now.size() && before.crc() == now.crc()) {
+                now = before;
+            } else {
+                toSend.put(base + "/" + now.path(), file);
+            }
+            listed.add(now.path());
+            metadata.put(name, now);
         }
         long bytes = 0;
         for (Path file : toSend.values()) {
@@ -210,9 +228,9 @@ final class VnodeChainRound {
                     }
                 });
         try {
-            sendListing(checkpointId, base, listed, captured);
+            sendListing(checkpointId, base, listed, captured.resolve(LISTING_SCRATCH));
         } catch (ExecutionException e) {
-            if (alreadyHeld.isEmpty()) {
+            if (alreadyHeld.isEmpty() && metadataHeld.isEmpty()) {
                 throw e;
             }
             // a member lacks files this instance sent before (it dropped them or is new)
@@ -223,8 +241,18 @@ final class VnodeChainRound {
                     chain,
                     base,
                     e.getCause() == null ? e.toString() : e.getCause().getMessage());
-            return bytes + send(checkpointId, base, directory, Set.of(), files, captured, stored);
+            Round again =
+                    send(
+                            checkpointId,
+                            base,
+                            directory,
+                            Set.of(),
+                            Map.of(),
+                            files,
+                            captured,
+                            stored);
+            return new Round(bytes + again.bytes(), again.listing(), again.metadata());
         }
-        return bytes;
+        return new Round(bytes, listed, metadata);
     }
 }

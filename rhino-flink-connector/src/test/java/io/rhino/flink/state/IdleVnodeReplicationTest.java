@@ -45,9 +45,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * With a replica chain, a checkpoint that reuses an idle vnode's snapshot does not capture the
  * vnode either: the chain lists its replica of that snapshot again under the new checkpoint, sent
- * only the listing (which names the snapshot's metadata files where its round put them), and a
- * restore from the replicas of such a checkpoint gives back every value, after the holders dropped
- * the checkpoint that sent those files.
+ * only the listing (which names the snapshot's metadata files where its round put them); a written
+ * vnode's round sends its new files and the metadata files that changed; and a restore from the
+ * replicas of such a checkpoint gives back every value, after the holders dropped the checkpoint
+ * that sent those files.
  */
 class IdleVnodeReplicationTest {
 
@@ -125,6 +126,27 @@ class IdleVnodeReplicationTest {
             } else {
                 assertThat(ssts(thirdListings.get(vnode))).isEqualTo(ssts(first.get(vnode)));
             }
+        }
+
+        // the written vnode's RocksDB OPTIONS and CURRENT did not change since checkpoint 1: they
+        // stay where checkpoint 1 sent them; only its new MANIFEST went with its new SST files
+        assertThat(thirdListings.get(written))
+                .as("the written vnode's metadata files listed for checkpoint 3")
+                .contains("chk-1/CURRENT")
+                .anyMatch(file -> file.startsWith("chk-1/OPTIONS-"))
+                .anyMatch(file -> file.startsWith("chk-3/MANIFEST-"));
+        String writtenDirectory = ReplicaListing.vnodeDirectory(PREFIX, written);
+        try (Stream<Path> sentFor3 =
+                Files.list(holder.store().resolve(writtenDirectory + "/chk-3"))) {
+            assertThat(
+                            sentFor3.map(f -> f.getFileName().toString())
+                                    .filter(name -> !name.endsWith(".crc32c")))
+                    .as("what checkpoint 3 sent the holder for the written vnode, besides SSTs")
+                    .allMatch(
+                            name ->
+                                    name.startsWith("MANIFEST-")
+                                            || ReplicaListing.path(writtenDirectory, 3)
+                                                    .endsWith("/" + name));
         }
 
         // checkpoint 3's listings made the holder drop checkpoint 1's listings (2 completed), but

@@ -132,6 +132,126 @@ class JobManagerFailoverITCase {
         }
     }
 
+    /**
+     * The JobManager dies while a restart-based rescale past the deployed parallelism is under way
+     * (Rhino asked the adaptive scheduler for more subtasks, Flink has the new requirements). The
+     * new JobManager recovers the job at the parallelism Flink persisted with the requirements;
+     * every vnode of the new layout restores from a task-local copy of its TaskManager (any slot)
+     * or a replica, none from the checkpoint storage, and the output equals plain Flink's.
+     */
+    @org.junit.jupiter.api.Test
+    @Timeout(420)
+    void aJobManagerLostDuringARestartRescaleLeavesTheJobAtTheAskedParallelismWithEveryCount()
+            throws Exception {
+        Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
+        common.addAll(RhinoClusters.adaptiveScheduler());
+        common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
+        common.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
+        int before = 2;
+        int after = 3;
+        FileCountsJob job =
+                new FileCountsJob(NAME, before, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
+        try (ProcessCluster cluster =
+                ProcessCluster.startHighlyAvailable(
+                        directory.resolve("cluster"),
+                        TASK_MANAGERS,
+                        common,
+                        (index, config) ->
+                                config.set(
+                                        RhinoOptions.REPLICATION_DIR,
+                                        directory.resolve("replicas-" + index).toString()))) {
+            int restPort = ProcessCluster.freePort();
+            Path output = directory.resolve("output");
+            Configuration config = jobConfig(restPort);
+            config.set(RhinoOptions.RESCALE_FLINK_REST_ADDRESS, cluster.restAddress());
+            String jobId =
+                    job.submit(cluster, config, output, "jm-failover-rescale")
+                            .getJobID()
+                            .toString();
+            RemoteOperator operator = new RemoteOperator(cluster, restPort, jobId, NAME, VNODES);
+            operator.awaitRunning(-1, Duration.ofSeconds(180));
+            awaitReplicated(operator, cluster.checkpoint(jobId, Duration.ofSeconds(60)));
+
+            RestCalls.Reply accepted =
+                    operator.rhino()
+                            .post(
+                                    operator.path() + "/rescale",
+                                    "{\"active-subtasks\": "
+                                            + after
+                                            + ", \"allow-restart\": true, \"request-id\":"
+                                            + " \"grow\"}");
+            assertThat(accepted.status()).as(accepted.text()).isEqualTo(202);
+            String phase = awaitPhasePast(operator, jobId, "grow");
+            LOG.info("Killing the JobManager with the rescale in phase {}", phase);
+            cluster.killJobManager();
+            cluster.restartJobManager();
+            JsonNode recovered = awaitRunningAt(operator, after, Duration.ofSeconds(180));
+            assertThat(new java.util.TreeSet<>(owners(recovered)))
+                    .as("subtasks owning vnodes under the new JobManager")
+                    .hasSize(after);
+            assertThat(operator.rhino().get("/jobs/" + jobId + "/reconfigurations/grow").status())
+                    .as("the lost JobManager's rescale request is not known to the new one")
+                    .isEqualTo(404);
+            awaitRestoredWithoutDownload(operator, true);
+            awaitReplicated(operator, cluster.checkpoint(jobId, Duration.ofSeconds(90)));
+
+            FileCountsJob.releaseInput(output);
+            FileCountsJob.awaitFinished(cluster, jobId, Duration.ofSeconds(300));
+            assertThat(Multisets.counts(RemoteOperator.committedLines(output)))
+                    .as("committed output lines with a JobManager lost mid-rescale vs plain Flink")
+                    .isEqualTo(Multisets.counts(job.plainFlinkLines()));
+        }
+    }
+
+    /**
+     * Follows the rescale until Flink has the new requirements (or restarts for them), and returns
+     * the phase seen.
+     */
+    private static String awaitPhasePast(RemoteOperator operator, String jobId, String requestId)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            JsonNode status =
+                    operator.rhino()
+                            .get("/jobs/" + jobId + "/reconfigurations/" + requestId)
+                            .json();
+            last = status.toString();
+            String phase = status.at("/operation/handovers/0/restart/phase").asText();
+            if (!phase.isEmpty() && !phase.equals("CHECKPOINT")) {
+                return phase;
+            }
+            assertThat(status.at("/status/id").asText()).as(last).isEqualTo("IN_PROGRESS");
+            Thread.sleep(20);
+        }
+        throw new AssertionError("The rescale did not reach Flink: " + last);
+    }
+
+    /** Waits until the operator runs with its vnodes on {@code subtasks} subtasks. */
+    private static JsonNode awaitRunningAt(RemoteOperator operator, int subtasks, Duration timeout)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JsonNode view = null;
+        while (System.nanoTime() < deadline) {
+            view = operator.awaitRunning(-1, timeout);
+            if (new java.util.TreeSet<>(owners(view)).size() == subtasks) {
+                return view;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("Operator not running on " + subtasks + " subtasks: " + view);
+    }
+
+    private Configuration jobConfig(int restPort) {
+        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        RhinoClusters.withCheckpoints(
+                config, directory.resolve("checkpoints"), RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
+        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "jm-failover-it");
+        RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
+        config.set(RhinoOptions.REST_PORT, restPort);
+        return config;
+    }
+
     private String submit(ProcessCluster cluster, int restPort, Path output) throws Exception {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(

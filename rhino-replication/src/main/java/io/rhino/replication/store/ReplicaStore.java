@@ -20,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -265,7 +266,7 @@ public final class ReplicaStore {
 
     /**
      * Whether the stored file still has the checksum it was stored with (a flipped bit on disk is
-     * found here, in the file or in its checksum).
+     * found here, in the file or in its checksum; a file that lost its checksum fails too).
      *
      * @throws IOException if it is not stored or cannot be read
      */
@@ -276,6 +277,13 @@ public final class ReplicaStore {
             recorded = recordedChecksum(file);
         } catch (StoredChecksums.DamagedChecksumException e) {
             LOG.warn("{}", e.getMessage());
+            return false;
+        } catch (NoSuchFileException e) {
+            if (!Files.isRegularFile(file)) {
+                throw e;
+            }
+            // e.g. a store copied without its extended attributes
+            LOG.warn("The replica {} has no checksum: treated as damaged", file);
             return false;
         }
         return crc32c(file) == recorded;

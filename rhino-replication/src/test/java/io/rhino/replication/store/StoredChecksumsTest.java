@@ -21,6 +21,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,6 +62,21 @@ class StoredChecksumsTest {
 
         Files.write(older, new byte[] {7, 7, 8});
         assertThat(store.verify("job/op/vnode-2/i-b/000007.sst")).isFalse();
+    }
+
+    @Test
+    void aFileThatLostItsChecksumFailsVerification() throws Exception {
+        ReplicaStore store = new ReplicaStore(directory.resolve("store"));
+        assumeThat(store.checksumsInAttributes())
+                .as("this filesystem keeps user extended attributes")
+                .isTrue();
+        Path stored = store(store, "job/op/vnode-4/i-c/000003.sst", new byte[] {3, 3, 3});
+        // what a copy without attributes (cp without -a) leaves
+        Files.getFileAttributeView(stored, UserDefinedFileAttributeView.class)
+                .delete(ReplicaStore.CHECKSUM_ATTRIBUTE);
+
+        assertThat(store.file("job/op/vnode-4/i-c/000003.sst")).contains(stored);
+        assertThat(store.verify("job/op/vnode-4/i-c/000003.sst")).isFalse();
     }
 
     @Test

@@ -75,15 +75,7 @@ class JobManagerFailoverITCase {
             common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);
             common.set(StateRecoveryOptions.LOCAL_RECOVERY, true);
         }
-        try (ProcessCluster cluster =
-                ProcessCluster.startHighlyAvailable(
-                        directory.resolve("cluster"),
-                        TASK_MANAGERS,
-                        common,
-                        (index, config) ->
-                                config.set(
-                                        RhinoOptions.REPLICATION_DIR,
-                                        directory.resolve("replicas-" + index).toString()))) {
+        try (ProcessCluster cluster = startCluster(common)) {
             int restPort = ProcessCluster.freePort();
             Path output = directory.resolve("output");
             String jobId = submit(cluster, restPort, output);
@@ -151,15 +143,7 @@ class JobManagerFailoverITCase {
         int after = 3;
         FileCountsJob job =
                 new FileCountsJob(NAME, before, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
-        try (ProcessCluster cluster =
-                ProcessCluster.startHighlyAvailable(
-                        directory.resolve("cluster"),
-                        TASK_MANAGERS,
-                        common,
-                        (index, config) ->
-                                config.set(
-                                        RhinoOptions.REPLICATION_DIR,
-                                        directory.resolve("replicas-" + index).toString()))) {
+        try (ProcessCluster cluster = startCluster(common)) {
             int restPort = ProcessCluster.freePort();
             Path output = directory.resolve("output");
             Configuration config = jobConfig(restPort);
@@ -242,6 +226,18 @@ class JobManagerFailoverITCase {
         throw new AssertionError("Operator not running on " + subtasks + " subtasks: " + view);
     }
 
+    /** Three TaskManager processes, each with its own replica disk, under ZooKeeper HA. */
+    private ProcessCluster startCluster(Configuration common) throws Exception {
+        return ProcessCluster.startHighlyAvailable(
+                directory.resolve("cluster"),
+                TASK_MANAGERS,
+                common,
+                (index, config) ->
+                        config.set(
+                                RhinoOptions.REPLICATION_DIR,
+                                directory.resolve("replicas-" + index).toString()));
+    }
+
     private Configuration jobConfig(int restPort) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
         RhinoClusters.withCheckpoints(
@@ -253,13 +249,9 @@ class JobManagerFailoverITCase {
     }
 
     private String submit(ProcessCluster cluster, int restPort, Path output) throws Exception {
-        Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
-        RhinoClusters.withCheckpoints(
-                config, directory.resolve("checkpoints"), RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
-        RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "jm-failover-it");
-        RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
-        config.set(RhinoOptions.REST_PORT, restPort);
-        return JOB.submit(cluster, config, output, "jm-failover").getJobID().toString();
+        return JOB.submit(cluster, jobConfig(restPort), output, "jm-failover")
+                .getJobID()
+                .toString();
     }
 
     private static List<Integer> owners(JsonNode operator) {

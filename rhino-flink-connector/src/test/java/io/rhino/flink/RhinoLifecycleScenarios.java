@@ -16,6 +16,7 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rhino.core.handover.InvalidHandoverException;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.coordination.RhinoHandovers;
@@ -499,11 +500,13 @@ abstract class RhinoLifecycleScenarios {
 
         private void requestUntilStopped(JobID jobId) {
             while (!stopped.get()) {
+                HandoverManager manager = null;
+                RoutingTable planned = null;
                 try {
-                    HandoverManager manager = RhinoHandovers.manager(jobId, OPERATOR);
+                    manager = RhinoHandovers.manager(jobId, OPERATOR);
+                    planned = manager.routingTable();
                     HandoverResult result =
-                            manager.handover(moves(manager.routingTable(), 1))
-                                    .get(30, TimeUnit.SECONDS);
+                            manager.handover(moves(planned, 1)).get(30, TimeUnit.SECONDS);
                     if (result.isCompleted()) {
                         completed.incrementAndGet();
                     } else if (result.failureCause().orElse("").contains("failed")
@@ -513,7 +516,10 @@ abstract class RhinoLifecycleScenarios {
                         unexpected.add(result.toString());
                     }
                 } catch (ExecutionException e) {
-                    if (e.getCause() instanceof HandoverRejectedException) {
+                    if (e.getCause() instanceof HandoverRejectedException
+                            || (e.getCause() instanceof InvalidHandoverException
+                                    && planOverrun(jobId, manager, planned))) {
+                        // refused, or planned on a table a restore replaced meanwhile
                         refused.incrementAndGet();
                     } else {
                         unexpected.add(String.valueOf(e.getCause()));
@@ -527,6 +533,19 @@ abstract class RhinoLifecycleScenarios {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * Whether the routing table a plan was made on is no longer the operator's: a restore put the
+     * checkpoint's table back (or a new manager runs) between reading the table and asking.
+     */
+    private static boolean planOverrun(JobID jobId, HandoverManager manager, RoutingTable planned) {
+        try {
+            HandoverManager now = RhinoHandovers.manager(jobId, OPERATOR);
+            return now != manager || now.routingTable().epoch() != planned.epoch();
+        } catch (RuntimeException e) {
+            return true; // no manager now: the job restarts
         }
     }
 

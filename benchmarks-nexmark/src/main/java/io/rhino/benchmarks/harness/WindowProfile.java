@@ -64,19 +64,17 @@ final class WindowProfile {
         }
     }
 
-    /** Stops the profile and writes it; returns where, or null without one. */
-    Path stop() {
+    /** Stops the profile and writes it, if there is one. */
+    void stop() {
         if (profiler == null) {
-            return null;
+            return;
         }
         try {
             profiler.stop();
             Files.writeString(output, profiler.dumpCollapsed(Counter.SAMPLES));
             LOG.info("CPU profile of the window: {}", output);
-            return output;
         } catch (IOException | RuntimeException e) {
             LOG.warn("Could not write the CPU profile {}: {}", output, e.toString());
-            return null;
         }
     }
 }

@@ -54,7 +54,7 @@ final class VnodeChainRound {
     static final int FILES_AT_ONCE = 4;
 
     /** The name of a round's listing where it is written before it is sent. */
-    static final String LISTING_SCRATCH = ReplicaListing.NAME + ".local";
+    private static final String LISTING_SCRATCH = ReplicaListing.NAME + ".local";
 
     private final ReplicationService service;
     private final List<PeerAddress> chain;
@@ -186,9 +186,6 @@ final class VnodeChainRound {
         Map<String, HeldMetadata> metadata = new LinkedHashMap<>();
         for (Path file : files) {
             String name = file.getFileName().toString();
-            if (name.equals(LISTING_SCRATCH)) {
-                continue; // a listing this round wrote before, when a member refused it
-            }
             if (name.endsWith(".sst")) {
                 String inVnode = directory + "/" + name;
                 listed.add(inVnode);

@@ -188,9 +188,15 @@ class JobManagerFailoverITCase {
             assertThat(new java.util.TreeSet<>(owners(recovered)))
                     .as("subtasks owning vnodes under the new JobManager")
                     .hasSize(after);
-            assertThat(operator.rhino().get("/jobs/" + jobId + "/reconfigurations/grow").status())
+            RestCalls.Reply lostRequest =
+                    operator.rhino().get("/jobs/" + jobId + "/reconfigurations/grow");
+            assertThat(lostRequest.status())
                     .as("the lost JobManager's rescale request is not known to the new one")
                     .isEqualTo(404);
+            assertThat(lostRequest.text())
+                    .as("the refusal says where to read what the lost request left")
+                    .contains("earlier JobManager")
+                    .contains("/rhino/v1/jobs/" + jobId + "/operators");
             awaitRestoredWithoutDownload(operator, true);
             awaitReplicated(operator, cluster.checkpoint(jobId, Duration.ofSeconds(90)));
 

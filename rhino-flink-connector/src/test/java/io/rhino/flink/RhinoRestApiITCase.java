@@ -442,6 +442,10 @@ class RhinoRestApiITCase {
         expect(http.get("/jobs/" + job.getJobID() + "/operators/nope"), 404, NAME);
         expect(http.get(operatorPath + "/handovers/never-requested"), 404, "never-requested");
         expect(
+                http.get("/jobs/" + job.getJobID() + "/reconfigurations/never-requested"),
+                404,
+                "a request an earlier JobManager of the job accepted ended with that JobManager");
+        expect(
                 http.post("/jobs/" + job.getJobID() + "/taskmanagers/nowhere/drain", "{}"),
                 404,
                 "nowhere");

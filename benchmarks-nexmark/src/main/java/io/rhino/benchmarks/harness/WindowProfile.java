@@ -34,14 +34,23 @@ final class WindowProfile {
     static final String DIRECTORY_PROPERTY = "rhino.bench.profile.dir";
 
     private static final Logger LOG = LoggerFactory.getLogger(WindowProfile.class);
-    private static final WindowProfile NONE = new WindowProfile(null, null);
+
+    /**
+     * What is sampled: {@code cpu} (the default, samples every 2 ms) or another async-profiler
+     * event such as {@code alloc}, whose profile counts bytes allocated instead of samples.
+     */
+    static final String EVENT_PROPERTY = "rhino.bench.profile.event";
+
+    private static final WindowProfile NONE = new WindowProfile(null, null, Counter.SAMPLES);
 
     private final AsyncProfiler profiler;
     private final Path output;
+    private final Counter counter;
 
-    private WindowProfile(AsyncProfiler profiler, Path output) {
+    private WindowProfile(AsyncProfiler profiler, Path output, Counter counter) {
         this.profiler = profiler;
         this.output = output;
+        this.counter = counter;
     }
 
     /** Starts a profile for this run's window, or nothing without the property. */
@@ -53,10 +62,18 @@ final class WindowProfile {
         try {
             Path dir = Files.createDirectories(Path.of(directory));
             AsyncProfiler profiler = AsyncProfiler.getInstance();
-            profiler.execute("start,event=cpu,interval=2ms,threads");
+            String event = System.getProperty(EVENT_PROPERTY, "cpu");
+            profiler.execute(
+                    "start,event="
+                            + event
+                            + (event.equals("cpu") ? ",interval=2ms" : "")
+                            + ",threads");
             // the run id names the scenario, system and repetition with slashes
             String name = context.runId().replaceAll("[^A-Za-z0-9._-]+", "_");
-            return new WindowProfile(profiler, dir.resolve(name + ".collapsed"));
+            return new WindowProfile(
+                    profiler,
+                    dir.resolve(name + ".collapsed"),
+                    event.equals("cpu") ? Counter.SAMPLES : Counter.TOTAL);
         } catch (IOException | RuntimeException e) {
             // A benchmark without its profile still measures; say why there is none.
             LOG.warn("No CPU profile of this window: {}", e.toString());
@@ -71,8 +88,8 @@ final class WindowProfile {
         }
         try {
             profiler.stop();
-            Files.writeString(output, profiler.dumpCollapsed(Counter.SAMPLES));
-            LOG.info("CPU profile of the window: {}", output);
+            Files.writeString(output, profiler.dumpCollapsed(counter));
+            LOG.info("Profile of the window: {}", output);
         } catch (IOException | RuntimeException e) {
             LOG.warn("Could not write the CPU profile {}: {}", output, e.toString());
         }

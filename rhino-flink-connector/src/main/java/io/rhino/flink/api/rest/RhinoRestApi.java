@@ -182,13 +182,10 @@ final class RhinoRestApi {
                 .map(r -> ok(JsonViews.statusOf(r, directory)))
                 .orElseThrow(
                         () ->
-                                RestException.notFound(
-                                        "No reconfiguration '"
-                                                + requestId
-                                                + "' of operator '"
-                                                + operator.name()
-                                                + "' (ended ones are kept for the last 1000"
-                                                + " requests)"));
+                                unknownRequest(
+                                        requestId,
+                                        "of operator '" + operator.name() + "'",
+                                        operator.jobId()));
     }
 
     private RestResponse reconfigurationStatus(RestRoutes.Call call) {
@@ -199,10 +196,26 @@ final class RhinoRestApi {
                 .get(requestId)
                 .filter(r -> r.jobId().equals(jobId))
                 .map(r -> ok(JsonViews.statusOf(r, directory)))
-                .orElseThrow(
-                        () ->
-                                RestException.notFound(
-                                        "No reconfiguration '" + requestId + "' of job " + jobId));
+                .orElseThrow(() -> unknownRequest(requestId, "of job " + jobId, jobId));
+    }
+
+    /**
+     * A request id this JobManager does not know: ended too long ago, never accepted, or accepted
+     * by an earlier JobManager of the job (requests live in the JobManager's memory, and a
+     * JobManager failover ends them with it), so the caller learns where to read what happened.
+     */
+    private static RestException unknownRequest(String requestId, String of, String jobId) {
+        return RestException.notFound(
+                "No reconfiguration '"
+                        + requestId
+                        + "' "
+                        + of
+                        + " in this JobManager. It keeps the last 1000 ended requests; a request"
+                        + " an earlier JobManager of the job accepted ended with that JobManager"
+                        + " (a failover in between). Read the operators' parallelism and routing"
+                        + " at GET /rhino/v1/jobs/"
+                        + jobId
+                        + "/operators to see where it left them.");
     }
 
     private RestResponse replication(RestRoutes.Call call) {

@@ -16,6 +16,8 @@ package io.rhino.benchmarks.scenarios;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.rhino.flink.cluster.ProcessCluster;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -245,6 +247,31 @@ final class BedJob {
             }
             Thread.sleep(200);
         }
+    }
+
+    /**
+     * The sum over the subtasks of task {@code name} of every operator metric {@code metric}
+     * (Flink's REST names them {@code <operator>.<metric>}); 0 where no operator reports it. Flink
+     * serves the values it fetched last, every {@code metrics.fetcher.update-interval}.
+     */
+    long operatorMetricSum(String name, String metric) throws Exception {
+        String path = "/jobs/" + id + "/vertices/" + vertexId(name) + "/subtasks/metrics";
+        List<String> ids = new ArrayList<>();
+        for (JsonNode listed : rest.get(path)) {
+            String metricId = listed.path("id").asText();
+            if (metricId.endsWith("." + metric)) {
+                ids.add(metricId);
+            }
+        }
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        String get = URLEncoder.encode(String.join(",", ids), StandardCharsets.UTF_8);
+        long sum = 0;
+        for (JsonNode value : rest.get(path + "?agg=sum&get=" + get)) {
+            sum += (long) value.path("sum").asDouble();
+        }
+        return sum;
     }
 
     private String vertexId(String name) throws Exception {

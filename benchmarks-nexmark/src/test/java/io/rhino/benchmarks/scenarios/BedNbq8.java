@@ -179,6 +179,9 @@ final class BedNbq8 implements AutoCloseable {
         // Flink's REST API serves a job's details from a cache refreshed this often (default 3 s):
         // the tasks' states are polled through it
         common.setString("web.refresh-interval", "100ms");
+        // and metrics it fetched at most this often (default 10 s): Rhino's byte counters are read
+        // right after a reconfiguration
+        common.setString("metrics.fetcher.update-interval", "1000");
         system.clusterOptions(common);
         BedCluster hosts =
                 BedCluster.start(

@@ -58,6 +58,8 @@ final class BedRescaleRun {
     static final String TOTAL = "request until caught up";
 
     private static final Duration TIMEOUT = Duration.ofMinutes(20);
+    // longer than the bed's metrics.fetcher.update-interval
+    private static final Duration METRICS_FETCHED_WITHIN = Duration.ofMillis(1_500);
 
     /** What is asked of the job. */
     enum Reconfiguration {
@@ -93,6 +95,8 @@ final class BedRescaleRun {
      * @param movedStateBytes the state of the vnodes Rhino moved, as it last reported them; -1
      *     where not counted
      * @param requestSecond the second of the latency series in which the rescale was asked for
+     * @param rhinoBytes what Rhino's counters say its TaskManagers sent in the window; null for
+     *     Flink
      */
     record Result(
             BedSystem system,
@@ -101,7 +105,33 @@ final class BedRescaleRun {
             Map<String, Duration> phases,
             Map<String, LinkCounters> crossed,
             LatencyReport latency,
-            long requestSecond) {}
+            long requestSecond,
+            RhinoBytes rhinoBytes) {}
+
+    /**
+     * The bytes Rhino's gates counted from the request until caught up, to tell the handover's from
+     * the checkpoints' on the links: what origins sent as handovers ({@code
+     * rhinoHandoverBytesSent}: files a target lacked, none for a target holding the replica) and
+     * what the checkpoints replicated down their chains ({@code rhinoReplicatedBytes}, once per
+     * file, as the chain's first member received it; the next members receive it again).
+     */
+    record RhinoBytes(long handoverSent, long replicated) {
+
+        static final String HANDOVER_SENT = "rhinoHandoverBytesSent";
+        static final String REPLICATED = "rhinoReplicatedBytes";
+
+        static RhinoBytes read(BedJob job) throws Exception {
+            String task = job.taskName(Nbq8.JOIN_OPERATOR);
+            return new RhinoBytes(
+                    job.operatorMetricSum(task, HANDOVER_SENT),
+                    job.operatorMetricSum(task, REPLICATED));
+        }
+
+        RhinoBytes minus(RhinoBytes before) {
+            return new RhinoBytes(
+                    handoverSent - before.handoverSent, replicated - before.replicated);
+        }
+    }
 
     private final BedSystem system;
     private final Reconfiguration reconfiguration;
@@ -127,6 +157,7 @@ final class BedRescaleRun {
                         ? bed.submit(to, balancing ? to : from, new Configuration())
                         : bed.submit(from, from, new Configuration());
         long checkpointed = bed.awaitFilledAndSteady(job);
+        RhinoBytes rhinoBefore = system.rhino() ? RhinoBytes.read(job) : null;
         Map<String, LinkCounters> before = bed.hosts().bed().counters();
         long requested = System.currentTimeMillis();
         latency.markPhase("rescale", requested);
@@ -168,7 +199,13 @@ final class BedRescaleRun {
         phases.put(TOTAL, Duration.ofMillis(caughtUp - requested));
         Map<String, LinkCounters> crossed = bed.crossedSince(before);
         LOG.info("{}: rescaled: {}; bytes across the links {}", system.wireName(), phases, crossed);
-        Thread.sleep(settings.after().toMillis());
+        // Flink's REST serves the metrics it fetched last, at most a second old on the bed
+        Thread.sleep(METRICS_FETCHED_WITHIN.toMillis());
+        RhinoBytes rhinoBytes = system.rhino() ? RhinoBytes.read(job).minus(rhinoBefore) : null;
+        if (rhinoBytes != null) {
+            LOG.info("{}: Rhino's counters in the window: {}", system.wireName(), rhinoBytes);
+        }
+        Thread.sleep(Math.max(0, settings.after().minus(METRICS_FETCHED_WITHIN).toMillis()));
         latency.tick();
         current.cancel(Duration.ofMinutes(2));
         return new Result(
@@ -178,7 +215,8 @@ final class BedRescaleRun {
                 phases,
                 crossed,
                 latency.report(),
-                (requested - latency.startMillis()) / 1000);
+                (requested - latency.startMillis()) / 1000,
+                rhinoBytes);
     }
 
     /** Asks Rhino for {@code active} active subtasks; returns when it reports completion. */

@@ -109,7 +109,8 @@ class BedRescaleScenarioITCase {
         lines.add(
                 "system,checkpointed_bytes,moved_state_bytes,handover_ms,savepoint_ms,restart_ms,catch_up_ms,"
                         + "total_ms,storage_sent_bytes,storage_received_bytes,"
-                        + "taskmanagers_received_bytes,max_latency_after_request_ms");
+                        + "taskmanagers_received_bytes,max_latency_after_request_ms,"
+                        + "rhino_handover_sent_bytes,rhino_replicated_bytes");
         for (BedRescaleRun.Result result : results) {
             List<String> cells = new ArrayList<>();
             cells.add(result.system().wireName());
@@ -134,6 +135,9 @@ class BedRescaleScenarioITCase {
                                     .phases()
                                     .getOrDefault("rescale", LatencyStats.EMPTY)
                                     .maxMs()));
+            BedRescaleRun.RhinoBytes rhino = result.rhinoBytes();
+            cells.add(rhino == null ? "" : String.valueOf(rhino.handoverSent()));
+            cells.add(rhino == null ? "" : String.valueOf(rhino.replicated()));
             lines.add(String.join(",", cells));
         }
         return lines;

@@ -18,6 +18,7 @@ import io.rhino.benchmarks.SlidingWindowJob.Mode;
 import io.rhino.benchmarks.cli.Args;
 import io.rhino.benchmarks.cli.BenchmarkMain;
 import io.rhino.benchmarks.cluster.EmbeddedCluster;
+import io.rhino.benchmarks.harness.RatioReport;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import java.io.IOException;
@@ -30,9 +31,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -40,6 +44,7 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.TimeUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,10 +90,18 @@ public final class ThroughputBenchmark {
             int keys,
             long eventTimeRate,
             MemorySize managedMemory,
-            Path out) {}
+            Duration checkpointInterval,
+            Path out) {
+
+        /** Whether the jobs checkpoint (incrementally) while they run. */
+        boolean checkpoints() {
+            return !checkpointInterval.isZero();
+        }
+    }
 
     /** One measured run. */
-    public record RunResult(Sut sut, int run, long records, double seconds) {
+    public record RunResult(
+            Sut sut, int run, long records, double seconds, long completedCheckpoints) {
         public double recordsPerSecond() {
             return records / seconds;
         }
@@ -136,6 +149,10 @@ public final class ThroughputBenchmark {
                                 "managed-memory",
                                 "256m",
                                 "managed memory (RocksDB's memory) of each of the 2 TaskManagers")
+                        .flag(
+                                "checkpoint-interval",
+                                "0",
+                                "incremental checkpoints while the jobs run, e.g. 5s; 0 for none")
                         .flag("out", "benchmarks-nexmark/target/throughput.csv", "CSV file");
         if (!args.parse(argv)) {
             return List.of();
@@ -156,12 +173,29 @@ public final class ThroughputBenchmark {
                         args.getInt("keys", 1),
                         args.getInt("event-rate", 1),
                         managedMemory(args.get("managed-memory")),
+                        checkpointInterval(args.get("checkpoint-interval")),
                         Paths.get(args.get("out")));
         List<RunResult> results = measure(settings);
         report(results);
         writeCsv(results, settings.out());
         LOG.info("Wrote {}", settings.out().toAbsolutePath());
         return results;
+    }
+
+    private static Duration checkpointInterval(String value) {
+        try {
+            Duration interval = TimeUtils.parseDuration(value);
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("negative");
+            }
+            return interval;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "Flag --checkpoint-interval needs a duration such as 5s or 30s (0 for no"
+                            + " checkpoints), got '"
+                            + value
+                            + "'.");
+        }
     }
 
     private static MemorySize managedMemory(String value) {
@@ -178,25 +212,29 @@ public final class ThroughputBenchmark {
         LOG.info(
                 "Throughput: {} records per run, {} runs per system, keyed window parallelism {},"
                         + " {} keys, {} key groups, {} Rhino vnodes, {} managed memory per"
-                        + " TaskManager",
+                        + " TaskManager, checkpoints {}",
                 settings.records(),
                 settings.runs(),
                 settings.parallelism(),
                 settings.keys(),
                 settings.keyGroups(),
                 settings.vnodes(),
-                settings.managedMemory().getMebiBytes() + " MB");
+                settings.managedMemory().getMebiBytes() + " MB",
+                settings.checkpoints()
+                        ? "every " + TimeUtils.formatWithHighestUnit(settings.checkpointInterval())
+                        : "none");
         Path workDir = Files.createTempDirectory("rhino-throughput-");
         List<RunResult> results = new ArrayList<>();
         try (EmbeddedCluster cluster =
                 EmbeddedCluster.start(2, 2, workDir, settings.managedMemory())) {
             if (settings.warmupRecords() > 0) {
                 for (Sut sut : Sut.values()) {
-                    double seconds = runOnce(cluster, sut, settings, settings.warmupRecords());
+                    Timed warmup =
+                            runOnce(cluster, sut, settings, settings.warmupRecords(), workDir);
                     LOG.info(
                             "warm-up  {}: {}",
                             String.format("%-13s", sut.label()),
-                            describe(settings.warmupRecords(), seconds));
+                            describe(settings.warmupRecords(), warmup));
                 }
             }
             for (int run = 1; run <= settings.runs(); run++) {
@@ -206,13 +244,19 @@ public final class ThroughputBenchmark {
                                 ? new Sut[] {Sut.RHINO, Sut.PLAIN}
                                 : new Sut[] {Sut.PLAIN, Sut.RHINO};
                 for (Sut sut : order) {
-                    double seconds = runOnce(cluster, sut, settings, settings.records());
-                    results.add(new RunResult(sut, run, settings.records(), seconds));
+                    Timed timed = runOnce(cluster, sut, settings, settings.records(), workDir);
+                    results.add(
+                            new RunResult(
+                                    sut,
+                                    run,
+                                    settings.records(),
+                                    timed.seconds(),
+                                    timed.completedCheckpoints()));
                     LOG.info(
                             "run {}    {}: {}",
                             run,
                             String.format("%-13s", sut.label()),
-                            describe(settings.records(), seconds));
+                            describe(settings.records(), timed));
                 }
             }
         } finally {
@@ -221,11 +265,23 @@ public final class ThroughputBenchmark {
         return results;
     }
 
-    /** Runs the job to its end; returns the seconds from RUNNING to FINISHED. */
-    private static double runOnce(EmbeddedCluster cluster, Sut sut, Settings settings, long records)
+    /** A run's seconds from RUNNING to FINISHED, and the checkpoints it completed meanwhile. */
+    private record Timed(double seconds, long completedCheckpoints) {}
+
+    /** Runs the job to its end. */
+    private static Timed runOnce(
+            EmbeddedCluster cluster, Sut sut, Settings settings, long records, Path workDir)
             throws Exception {
         Configuration jobConfig = new Configuration();
         jobConfig.set(StateBackendOptions.STATE_BACKEND, sut.stateBackend);
+        if (settings.checkpoints()) {
+            jobConfig.set(
+                    CheckpointingOptions.CHECKPOINTING_INTERVAL, settings.checkpointInterval());
+            jobConfig.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+            jobConfig.set(
+                    CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+                    workDir.resolve("checkpoints").toUri().toString());
+        }
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(jobConfig);
         SlidingWindowJob.Spec spec =
@@ -262,22 +318,29 @@ public final class ThroughputBenchmark {
         }
         AccessExecutionGraph graph =
                 cluster.miniCluster().getExecutionGraph(jobId).get(1, TimeUnit.MINUTES);
+        long checkpoints =
+                graph.getCheckpointStatsSnapshot() == null
+                        ? 0
+                        : graph.getCheckpointStatsSnapshot()
+                                .getCounts()
+                                .getNumberOfCompletedCheckpoints();
         long running = graph.getStatusTimestamp(JobStatus.RUNNING);
         long finished = graph.getStatusTimestamp(JobStatus.FINISHED);
         if (running <= 0 || finished < running) {
             LOG.warn("No RUNNING/FINISHED timestamps for job {}; using wall-clock time", jobId);
-            return wallSeconds;
+            return new Timed(wallSeconds, checkpoints);
         }
-        return Math.max(finished - running, 1) / 1000.0;
+        return new Timed(Math.max(finished - running, 1) / 1000.0, checkpoints);
     }
 
-    private static String describe(long records, double seconds) {
+    private static String describe(long records, Timed timed) {
         return String.format(
                 Locale.ROOT,
-                "%,d records in %6.2f s = %,10.0f records/s",
+                "%,d records in %6.2f s = %,10.0f records/s, %d checkpoints completed",
                 records,
-                seconds,
-                records / seconds);
+                timed.seconds(),
+                records / timed.seconds(),
+                timed.completedCheckpoints());
     }
 
     /** Logs the median per system and the ratio Rhino / plain Flink. */
@@ -295,6 +358,37 @@ public final class ThroughputBenchmark {
         LOG.info(
                 "ratio    rhino / flink-rocksdb = {}",
                 String.format(Locale.ROOT, "%.3f", rhino / plain));
+        RatioReport.Row paired = pairedRatio(results);
+        if (!paired.ratios().isEmpty()) {
+            double[] interval = paired.interval();
+            LOG.info(
+                    "paired   rhino / flink-rocksdb per run {}: mean {} (95% interval {} to {}),"
+                            + " {}",
+                    paired.ratios().stream()
+                            .map(r -> String.format(Locale.ROOT, "%.3f", r))
+                            .toList(),
+                    String.format(Locale.ROOT, "%.3f", paired.meanStd().mean()),
+                    String.format(Locale.ROOT, "%.3f", interval[0]),
+                    String.format(Locale.ROOT, "%.3f", interval[1]),
+                    paired.verdict());
+        }
+    }
+
+    /**
+     * Rhino's records per second over plain Flink's in each run both measured (the two ran one
+     * after the other, on the same JVM and machine state), in run order.
+     */
+    static RatioReport.Row pairedRatio(List<RunResult> results) {
+        Map<Integer, Double> plain = new TreeMap<>();
+        results.stream()
+                .filter(r -> r.sut() == Sut.PLAIN)
+                .forEach(r -> plain.put(r.run(), r.recordsPerSecond()));
+        List<Double> ratios = new ArrayList<>();
+        results.stream()
+                .filter(r -> r.sut() == Sut.RHINO && plain.containsKey(r.run()))
+                .sorted(java.util.Comparator.comparingInt(RunResult::run))
+                .forEach(r -> ratios.add(r.recordsPerSecond() / plain.get(r.run())));
+        return new RatioReport.Row("sliding-window", Sut.RHINO.label(), "records/s", ratios);
     }
 
     /** The median records per second of {@code sut}'s runs. */
@@ -312,7 +406,10 @@ public final class ThroughputBenchmark {
         return rates.length % 2 == 1 ? rates[mid] : (rates[mid - 1] + rates[mid]) / 2;
     }
 
-    /** Writes {@code sut,run,records,seconds,records_per_second}, one row per run. */
+    /**
+     * Writes {@code sut,run,records,seconds,records_per_second,completed_checkpoints}, one row per
+     * run.
+     */
     public static void writeCsv(List<RunResult> results, Path out) throws IOException {
         Path parent = out.toAbsolutePath().getParent();
         if (parent != null) {
@@ -320,17 +417,18 @@ public final class ThroughputBenchmark {
         }
         try (PrintWriter writer =
                 new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
-            writer.println("sut,run,records,seconds,records_per_second");
+            writer.println("sut,run,records,seconds,records_per_second,completed_checkpoints");
             for (RunResult result : results) {
                 writer.println(
                         String.format(
                                 Locale.ROOT,
-                                "%s,%d,%d,%.3f,%.1f",
+                                "%s,%d,%d,%.3f,%.1f,%d",
                                 result.sut().label(),
                                 result.run(),
                                 result.records(),
                                 result.seconds(),
-                                result.recordsPerSecond()));
+                                result.recordsPerSecond(),
+                                result.completedCheckpoints()));
             }
         }
     }

@@ -15,6 +15,7 @@
 package io.rhino.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.benchmarks.ThroughputBenchmark.RunResult;
 import io.rhino.benchmarks.cli.Args;
@@ -40,6 +41,7 @@ class ThroughputBenchmarkTest {
                             "--runs", "1",
                             "--warmup-records", "0",
                             "--vnodes", "8",
+                            "--checkpoint-interval", "100ms",
                             "--out", csv.toString()
                         });
 
@@ -49,18 +51,45 @@ class ThroughputBenchmarkTest {
                         ThroughputBenchmark.Sut.RHINO, ThroughputBenchmark.Sut.PLAIN);
         List<String> lines = Files.readAllLines(csv);
         assertThat(lines).hasSize(3);
-        assertThat(lines.get(0)).isEqualTo("sut,run,records,seconds,records_per_second");
+        assertThat(lines.get(0))
+                .isEqualTo("sut,run,records,seconds,records_per_second,completed_checkpoints");
         assertThat(lines.subList(1, 3))
                 .extracting(line -> line.split(",")[0])
                 .containsExactlyInAnyOrder("rhino", "flink-rocksdb");
         for (String row : lines.subList(1, 3)) {
             String[] cells = row.split(",");
-            assertThat(cells).hasSize(5);
+            assertThat(cells).hasSize(6);
             assertThat(cells[1]).isEqualTo("1");
             assertThat(cells[2]).isEqualTo("20000");
             assertThat(Double.parseDouble(cells[3])).isPositive();
             assertThat(Double.parseDouble(cells[4])).isPositive();
+            // with checkpointing on, a bounded job's tasks finish only after a final checkpoint
+            assertThat(Long.parseLong(cells[5])).as("completed checkpoints of " + row).isPositive();
         }
+    }
+
+    @Test
+    void pairsEachRunsRatesInRunOrder() {
+        List<RunResult> results =
+                List.of(
+                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 2, 1000, 2.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 1, 1000, 1.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 1, 1000, 2.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 2, 1000, 4.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 3, 1000, 1.0, 0));
+
+        // run 3 has no plain Flink run to pair with
+        assertThat(ThroughputBenchmark.pairedRatio(results).ratios()).containsExactly(2.0, 0.5);
+    }
+
+    @Test
+    void refusesACheckpointIntervalThatIsNoDuration() {
+        assertThatThrownBy(
+                        () ->
+                                ThroughputBenchmark.run(
+                                        new String[] {"--checkpoint-interval", "often"}))
+                .hasMessageContaining("--checkpoint-interval needs a duration")
+                .hasMessageContaining("often");
     }
 
     @Test

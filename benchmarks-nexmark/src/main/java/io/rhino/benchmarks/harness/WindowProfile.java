@@ -23,12 +23,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A profile of one measured window, taken when {@code -Drhino.bench.profile.dir} names a
- * directory: async-profiler samples every thread every 2 ms from the window's open to its close and
- * writes collapsed stacks, each prefixed with its thread's name, to {@code <dir>/<run
- * id>.collapsed}. With the window's consumed records beside it, samples per record compare systems
- * thread group by thread group. {@code -Drhino.bench.profile.event=alloc} profiles allocations
- * instead, counting bytes.
+ * A profile of one measured window, taken when {@code -Drhino.bench.profile.dir} names a directory:
+ * async-profiler samples every thread every 2 ms from the window's open to its close and writes
+ * collapsed stacks, each prefixed with its thread's name, to {@code <dir>/<run id>.collapsed}. With
+ * the window's consumed records beside it, samples per record compare systems thread group by
+ * thread group. {@code -Drhino.bench.profile.event=alloc} profiles allocations instead, counting
+ * bytes.
  */
 final class WindowProfile {
 

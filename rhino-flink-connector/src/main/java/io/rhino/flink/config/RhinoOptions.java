@@ -251,8 +251,10 @@ public final class RhinoOptions {
                     .defaultValue(8082)
                     .withDescription(
                             "The port of Rhino's REST server; 0 picks a free port, which is "
-                                    + "logged. If the port is taken the server does not start "
-                                    + "(logged as an error) and the job runs on.");
+                                    + "logged. If another socket holds the port the server "
+                                    + "does not start (logged as an error), the job runs on, "
+                                    + "and the port is tried again every 2 s while a Rhino job "
+                                    + "runs on the JobManager.");
 
     /** The bearer token REST clients must present. */
     public static final ConfigOption<String> REST_AUTH_TOKEN =

@@ -17,8 +17,6 @@ package io.rhino.flink.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -485,11 +483,12 @@ public final class ProcessCluster implements AutoCloseable {
         return Arrays.stream(options.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
     }
 
-    /** A port free on the loopback address now, e.g. for a server of a job on this cluster. */
+    /**
+     * A port free on the loopback address now, e.g. for a server of a job on this cluster, that a
+     * restarted process can bind again ({@link StablePorts}).
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return StablePorts.next();
     }
 
     @Override

@@ -23,6 +23,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Optional;
@@ -46,8 +47,13 @@ public final class RhinoRestServer {
     /** Request bodies larger than this are refused with 413. */
     public static final int MAX_BODY_BYTES = 64 * 1024;
 
+    /** How often a port another socket holds is tried again while Rhino jobs run. */
+    static final long REBIND_EVERY_MILLIS = 2_000;
+
     private static RhinoRestServer running;
     private static int users;
+    // tries a taken port again until it binds or no job uses the server any more
+    private static Thread rebinding;
 
     private final EventLoopGroup group;
     private final Channel channel;
@@ -67,14 +73,20 @@ public final class RhinoRestServer {
     }
 
     /**
-     * Starts the server if none runs, and leases it. A server that cannot start (port taken,
-     * address not local) is logged as an error and the lease is empty: the job runs on, with the
-     * Java API.
+     * Starts the server if none runs, and leases it. A server that cannot start is logged as an
+     * error and the job runs on, with the Java API. A port another socket holds (a JobManager
+     * restarted on the same host while the old process's port lingers, or a connection that took it
+     * as its local port) is tried again every {@link #REBIND_EVERY_MILLIS} ms while a lease is
+     * held; an address that is not local is not.
      */
     public static synchronized Lease acquire(
             RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
-        if (running == null && users == 0) {
-            running = startOnNettyThread(settings, directory, maxImbalance);
+        if (running == null && users == 0 && rebinding == null) {
+            Started started = startOnNettyThread(settings, directory, maxImbalance, false);
+            running = started.server();
+            if (running == null && started.portTaken()) {
+                rebindLater(settings, directory, maxImbalance);
+            }
         } else if (running != null && !running.servesAsAsked(settings)) {
             LOG.warn(
                     "A Rhino job asks for a REST server with {}, but this JobManager's server"
@@ -96,12 +108,49 @@ public final class RhinoRestServer {
         };
     }
 
-    /** One user fewer; the last one stops the server. */
+    /** One user fewer; the last one stops the server (or ends the tries to bind it). */
     private static synchronized void release() {
         if (--users == 0 && running != null) {
             NettyOwnThread.run("rhino-rest-stop", running::stop);
             running = null;
         }
+        RhinoRestServer.class.notifyAll();
+    }
+
+    /**
+     * Tries the taken port again on a thread of its own until the server starts or no lease is held
+     * any more; the thread ends then, and so outlives no job.
+     */
+    private static void rebindLater(
+            RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
+        Thread thread =
+                new Thread(
+                        () -> {
+                            synchronized (RhinoRestServer.class) {
+                                try {
+                                    while (users > 0 && running == null) {
+                                        RhinoRestServer.class.wait(REBIND_EVERY_MILLIS);
+                                        if (users > 0 && running == null) {
+                                            running =
+                                                    startOnNettyThread(
+                                                                    settings,
+                                                                    directory,
+                                                                    maxImbalance,
+                                                                    true)
+                                                            .server();
+                                        }
+                                    }
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                } finally {
+                                    rebinding = null;
+                                }
+                            }
+                        },
+                        "rhino-rest-rebind");
+        thread.setDaemon(true);
+        rebinding = thread;
+        thread.start();
     }
 
     /**
@@ -132,14 +181,31 @@ public final class RhinoRestServer {
                 && asked.maxConnections() == settings.maxConnections();
     }
 
-    private static RhinoRestServer startOnNettyThread(
-            RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
+    /**
+     * A start's outcome: the server, or none and whether another socket held the port.
+     *
+     * @param server null if it did not start
+     */
+    private record Started(RhinoRestServer server, boolean portTaken) {}
+
+    private static Started startOnNettyThread(
+            RhinoRuntimeSettings.Rest settings,
+            RhinoDirectory directory,
+            double maxImbalance,
+            boolean retry) {
         return NettyOwnThread.call(
-                "rhino-rest-start", () -> start(settings, directory, maxImbalance).orElse(null));
+                "rhino-rest-start", () -> start(settings, directory, maxImbalance, retry));
     }
 
-    private static Optional<RhinoRestServer> start(
-            RhinoRuntimeSettings.Rest settings, RhinoDirectory directory, double maxImbalance) {
+    /**
+     * Binds the server; a failure is logged as an error, or at debug level when {@code retry} (the
+     * first failure said it is being retried).
+     */
+    private static Started start(
+            RhinoRuntimeSettings.Rest settings,
+            RhinoDirectory directory,
+            double maxImbalance,
+            boolean retry) {
         RhinoRestApi api = new RhinoRestApi(directory, maxImbalance);
         EventLoopGroup group =
                 new NioEventLoopGroup(1, new DefaultThreadFactory("rhino-rest", true));
@@ -168,19 +234,45 @@ public final class RhinoRestServer {
                         settings.bindAddress(),
                         RhinoOptions.REST_AUTH_TOKEN.key());
             }
-            return Optional.of(new RhinoRestServer(group, channel, settings));
+            return new Started(new RhinoRestServer(group, channel, settings), false);
         } catch (Exception e) {
-            LOG.error(
-                    "Rhino REST API could not listen on {}:{} ({}); the job runs on without it."
-                            + " Set '{}' to a free port (0 picks one) or '{}: false'.",
-                    settings.bindAddress(),
-                    settings.port(),
-                    e.toString(),
-                    RhinoOptions.REST_PORT.key(),
-                    RhinoOptions.REST_ENABLED.key());
+            boolean portTaken = isPortTaken(e);
+            if (retry) {
+                LOG.debug(
+                        "Rhino REST API still cannot listen on {}:{}: {}",
+                        settings.bindAddress(),
+                        settings.port(),
+                        e.toString());
+            } else {
+                LOG.error(
+                        "Rhino REST API could not listen on {}:{} ({}); the job runs on without"
+                                + " it{}. Set '{}' to a free port (0 picks one) or '{}: false'.",
+                        settings.bindAddress(),
+                        settings.port(),
+                        e.toString(),
+                        portTaken
+                                ? ", and the port is tried again every "
+                                        + REBIND_EVERY_MILLIS
+                                        + " ms while a Rhino job runs here"
+                                : "",
+                        RhinoOptions.REST_PORT.key(),
+                        RhinoOptions.REST_ENABLED.key());
+            }
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly();
-            return Optional.empty();
+            return new Started(null, portTaken);
         }
+    }
+
+    /** Whether binding failed because another socket holds the address and port. */
+    private static boolean isPortTaken(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BindException
+                    && cause.getMessage() != null
+                    && cause.getMessage().contains("in use")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void stop() {

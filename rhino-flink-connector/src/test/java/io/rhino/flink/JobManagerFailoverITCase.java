@@ -58,6 +58,10 @@ class JobManagerFailoverITCase {
     private static final int KEYS = 2_000;
     private static final long EVENTS = 120_000;
     private static final double EVENTS_PER_SECOND = 3_000;
+    // enough input to outlast a new JobManager that first runs the job at fewer subtasks (a
+    // TaskManager registered late) and rescales at a later checkpoint; released once at the asked
+    // parallelism, so it costs no time otherwise
+    private static final long RESCALE_EVENTS = 360_000;
 
     private static final FileCountsJob JOB =
             new FileCountsJob(NAME, PARALLELISM, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
@@ -150,7 +154,7 @@ class JobManagerFailoverITCase {
         int before = 2;
         int after = 3;
         FileCountsJob job =
-                new FileCountsJob(NAME, before, VNODES, EVENTS, KEYS, EVENTS_PER_SECOND);
+                new FileCountsJob(NAME, before, VNODES, RESCALE_EVENTS, KEYS, EVENTS_PER_SECOND);
         try (ProcessCluster cluster = startCluster(common)) {
             int restPort = ProcessCluster.freePort();
             Path output = directory.resolve("output");
@@ -179,7 +183,8 @@ class JobManagerFailoverITCase {
             cluster.restartJobManager();
             JsonNode recovered;
             try {
-                recovered = awaitRunningAt(operator, after, Duration.ofSeconds(180));
+                recovered =
+                        awaitRunningAt(operator, after, cluster, jobId, Duration.ofSeconds(180));
             } catch (AssertionError e) {
                 throw new AssertionError(
                         e.getMessage()
@@ -245,17 +250,41 @@ class JobManagerFailoverITCase {
         throw new AssertionError("The rescale did not reach phase " + phase + ": " + last);
     }
 
-    /** Waits until the operator runs with its vnodes on {@code subtasks} subtasks. */
-    private static JsonNode awaitRunningAt(RemoteOperator operator, int subtasks, Duration timeout)
+    /**
+     * Waits until the operator runs with its vnodes on {@code subtasks} subtasks. While it runs on
+     * fewer (the new JobManager started the job with the TaskManagers registered by then), a
+     * checkpoint is asked for every 10 s: the adaptive scheduler rescales at a checkpoint, and this
+     * job checkpoints only when asked.
+     */
+    private static JsonNode awaitRunningAt(
+            RemoteOperator operator,
+            int subtasks,
+            ProcessCluster cluster,
+            String jobId,
+            Duration timeout)
             throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long nextCheckpoint = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         JsonNode view = null;
         while (System.nanoTime() < deadline) {
             view =
                     operator.awaitRunning(
                             -1, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-            if (new java.util.TreeSet<>(owners(view)).size() == subtasks) {
+            int owning = new java.util.TreeSet<>(owners(view)).size();
+            if (owning == subtasks) {
                 return view;
+            }
+            if (System.nanoTime() >= nextCheckpoint) {
+                LOG.info(
+                        "The operator runs on {} of {} subtasks; asking for a checkpoint",
+                        owning,
+                        subtasks);
+                try {
+                    cluster.checkpoint(jobId, Duration.ofSeconds(30));
+                } catch (Exception | AssertionError e) {
+                    LOG.info("No checkpoint now ({}); the job may be restarting", e.toString());
+                }
+                nextCheckpoint = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             }
             Thread.sleep(200);
         }

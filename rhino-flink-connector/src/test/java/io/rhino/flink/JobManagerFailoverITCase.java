@@ -41,11 +41,11 @@ import org.slf4j.LoggerFactory;
  * three TaskManager processes, with ZooKeeper high availability, while a move between TaskManagers
  * may be in flight; a new JobManager process recovers the job. The new JobManager's handover
  * manager starts from the routing table of the restored checkpoint (not the initial layout, and not
- * the lost move's), its REST API answers on the same port, the restarted subtasks restore every
- * vnode from a replica and replicate again, moves work again, and the exactly-once file output
- * equals plain Flink's. With Flink's task-local recovery on, a subtask that the new JobManager
- * places in its old slot restores from its task-local copies instead (Flink offers them per slot
- * allocation); none downloads either way.
+ * the lost move's), its REST API answers on the same port and for the lost JobManager's move (from
+ * the request journal), the restarted subtasks restore every vnode from a replica and replicate
+ * again, moves work again, and the exactly-once file output equals plain Flink's. With Flink's
+ * task-local recovery on, a subtask that the new JobManager places in its old slot restores from
+ * its task-local copies instead (Flink offers them per slot allocation); none downloads either way.
  */
 class JobManagerFailoverITCase {
 
@@ -110,9 +110,11 @@ class JobManagerFailoverITCase {
             assertThat(owners(recovered))
                     .as("vnode owners under the new JobManager vs at the restored checkpoint")
                     .isEqualTo(ownersAtCheckpoint);
-            assertThat(operator.rhino().get(operator.path() + "/handovers/in-flight").status())
-                    .as("the lost JobManager's handover requests are not known to the new one")
-                    .isEqualTo(404);
+            JsonNode inFlight = awaitEnded(operator, operator.path() + "/handovers/in-flight");
+            assertThat(inFlight.at("/operation/read-from-request-journal").asBoolean())
+                    .as("the lost JobManager's move, from its request journal: %s", inFlight)
+                    .isTrue();
+            assertThat(inFlight.at("/status/id").asText()).isIn("COMPLETED", "FAILED");
 
             long afterRecovery = cluster.checkpoint(jobId, Duration.ofSeconds(90));
             awaitReplicated(operator, afterRecovery);
@@ -133,10 +135,11 @@ class JobManagerFailoverITCase {
      * (Rhino asked the adaptive scheduler for more subtasks, Flink has the new requirements). The
      * new JobManager recovers the job at the parallelism Flink persisted with the requirements;
      * every vnode of the new layout restores from a task-local copy of its TaskManager (any slot)
-     * or a replica, none from the checkpoint storage, and the output equals plain Flink's. The
-     * JobManager dies as the rescale enters {@code phase}: Flink has the requirements and the job
-     * runs on (REQUESTED), Flink is stopping the job to restart it (RESTARTING), or the new
-     * subtasks restore their vnodes (RESTORING).
+     * or a replica, none from the checkpoint storage, and the output equals plain Flink's. The new
+     * JobManager follows the rescale on under its request id (from the request journal) to its end,
+     * and reports where each vnode came from. The JobManager dies as the rescale enters {@code
+     * phase}: Flink has the requirements and the job runs on (REQUESTED), Flink is stopping the job
+     * to restart it (RESTARTING), or the new subtasks restore their vnodes (RESTORING).
      */
     @ParameterizedTest(name = "killed in phase {0}")
     @ValueSource(strings = {"REQUESTED", "RESTARTING", "RESTORING"})
@@ -198,15 +201,22 @@ class JobManagerFailoverITCase {
             assertThat(new java.util.TreeSet<>(owners(recovered)))
                     .as("subtasks owning vnodes under the new JobManager")
                     .hasSize(after);
-            RestCalls.Reply lostRequest =
-                    operator.rhino().get("/jobs/" + jobId + "/reconfigurations/grow");
-            assertThat(lostRequest.status())
-                    .as("the lost JobManager's rescale request is not known to the new one")
-                    .isEqualTo(404);
-            assertThat(lostRequest.text())
-                    .as("the refusal says where to read what the lost request left")
-                    .contains("earlier JobManager")
-                    .contains("/rhino/v1/jobs/" + jobId + "/operators");
+            JsonNode grown =
+                    awaitEnded(operator, "/jobs/" + jobId + "/reconfigurations/grow")
+                            .at("/operation/handovers/0/restart");
+            assertThat(grown.path("phase").asText())
+                    .as(
+                            "the rescale the lost JobManager accepted, followed on by the new one: %s",
+                            grown)
+                    .isEqualTo("RUNNING");
+            assertThat(grown.path("to-parallelism").asInt()).isEqualTo(after);
+            assertThat(grown.path("reached-parallelism").asInt()).isEqualTo(after);
+            assertThat(grown.has("resumed-after-jobmanager-failover-at"))
+                    .as(grown.toString())
+                    .isTrue();
+            assertThat(grown.at("/restored-from/checkpoint-storage").asInt())
+                    .as("vnodes the rescale restored from the checkpoint storage: %s", grown)
+                    .isZero();
             awaitRestoredWithoutDownload(operator, true);
             awaitReplicated(operator, cluster.checkpoint(jobId, Duration.ofSeconds(90)));
 
@@ -216,6 +226,23 @@ class JobManagerFailoverITCase {
                     .as("committed output lines with a JobManager lost mid-rescale vs plain Flink")
                     .isEqualTo(Multisets.counts(job.plainFlinkLines()));
         }
+    }
+
+    /** Polls a reconfiguration's status until it ended; fails if it is unknown or still runs. */
+    private static JsonNode awaitEnded(RemoteOperator operator, String statusPath)
+            throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            RestCalls.Reply reply = operator.rhino().get(statusPath);
+            last = reply.status() + " " + reply.text();
+            if (reply.status() == 200
+                    && !reply.json().at("/status/id").asText().equals("IN_PROGRESS")) {
+                return reply.json();
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("Not ended after 90 s: " + statusPath + ": " + last);
     }
 
     /**
@@ -332,6 +359,9 @@ class JobManagerFailoverITCase {
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "jm-failover-it");
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);
+        config.set(
+                RhinoOptions.REST_REQUEST_JOURNAL_DIR,
+                directory.resolve("rhino-requests").toUri().toString());
         return config;
     }
 

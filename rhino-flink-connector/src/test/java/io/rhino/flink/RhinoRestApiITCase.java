@@ -444,7 +444,7 @@ class RhinoRestApiITCase {
         expect(
                 http.get("/jobs/" + job.getJobID() + "/reconfigurations/never-requested"),
                 404,
-                "a request an earlier JobManager of the job accepted ended with that JobManager");
+                "known here only if the job sets rhino.rest.request-journal.dir");
         expect(
                 http.post("/jobs/" + job.getJobID() + "/taskmanagers/nowhere/drain", "{}"),
                 404,

@@ -302,6 +302,27 @@ public final class RhinoOptions {
                                     + "Taken from the job that starts the JobManager's REST "
                                     + "server.");
 
+    /** Where reconfiguration requests are recorded for the JobManager that takes over. */
+    public static final ConfigOption<String> REST_REQUEST_JOURNAL_DIR =
+            ConfigOptions.key("rhino.rest.request-journal.dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "A directory every JobManager of the job reaches (a path of Flink's "
+                                    + "file systems, e.g. hdfs:///flink/rhino-requests or the "
+                                    + "checkpoint storage's bucket) where Rhino records each "
+                                    + "reconfiguration request it accepts, once accepted and once "
+                                    + "ended, under <dir>/<job id>/. After a JobManager failover "
+                                    + "(high availability) the new JobManager answers GET for "
+                                    + "the earlier one's requests, follows a restart-based "
+                                    + "rescale on to its end under the same request id, and "
+                                    + "reports a live handover that was still running as failed "
+                                    + "with the JobManager. It keeps the newest 1000 requests of "
+                                    + "a job and never deletes <dir>/<job id>/ itself (a "
+                                    + "JobManager cannot tell a job's end from a failover): "
+                                    + "delete it once the job ended. Unset: requests live in the "
+                                    + "JobManager's memory only and end with it.");
+
     /** Flink's REST endpoint, for rescales past the deployed parallelism. */
     public static final ConfigOption<String> RESCALE_FLINK_REST_ADDRESS =
             ConfigOptions.key("rhino.rescale.flink-rest-address")

@@ -26,6 +26,7 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.SecurityOptions;
+import org.apache.flink.core.fs.Path;
 
 /**
  * The options a Rhino operator's tasks and JobManager side run with, read once when the Rhino keyed
@@ -62,10 +63,58 @@ public record RhinoRuntimeSettings(
             String authToken,
             Duration idleTimeout,
             Duration requestTimeout,
-            int maxConnections)
+            int maxConnections,
+            String requestJournalDir)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
+
+        /** Without a request journal. */
+        public Rest(
+                boolean enabled,
+                String bindAddress,
+                int port,
+                String authToken,
+                Duration idleTimeout,
+                Duration requestTimeout,
+                int maxConnections) {
+            this(
+                    enabled,
+                    bindAddress,
+                    port,
+                    authToken,
+                    idleTimeout,
+                    requestTimeout,
+                    maxConnections,
+                    null);
+        }
+
+        public Rest {
+            if (requestJournalDir != null) {
+                requestJournalDir = checkedJournalDir(requestJournalDir);
+            }
+        }
+
+        /** Where this job's requests are recorded, if anywhere. */
+        public Optional<String> requestJournal() {
+            return Optional.ofNullable(requestJournalDir);
+        }
+
+        private static String checkedJournalDir(String dir) {
+            String trimmed = dir.strip();
+            try {
+                if (!trimmed.isEmpty() && new Path(trimmed).isAbsolute()) {
+                    return trimmed;
+                }
+            } catch (IllegalArgumentException e) {
+                // refused below, with what was expected
+            }
+            throw invalid(
+                    RhinoOptions.REST_REQUEST_JOURNAL_DIR,
+                    dir,
+                    "an absolute path or URI of a file system every JobManager reaches, e.g."
+                            + " hdfs:///flink/rhino-requests");
+        }
 
         public Optional<String> token() {
             return Optional.ofNullable(authToken).filter(t -> !t.isBlank());
@@ -87,6 +136,8 @@ public record RhinoRuntimeSettings(
                     + requestTimeout
                     + ", maxConnections="
                     + maxConnections
+                    + ", requestJournalDir="
+                    + requestJournalDir
                     + "]";
         }
     }
@@ -429,7 +480,8 @@ public record RhinoRuntimeSettings(
                         config.getOptional(RhinoOptions.REST_AUTH_TOKEN).orElse(null),
                         config.get(RhinoOptions.REST_IDLE_TIMEOUT),
                         config.get(RhinoOptions.REST_REQUEST_TIMEOUT),
-                        config.get(RhinoOptions.REST_MAX_CONNECTIONS)),
+                        config.get(RhinoOptions.REST_MAX_CONNECTIONS),
+                        config.getOptional(RhinoOptions.REST_REQUEST_JOURNAL_DIR).orElse(null)),
                 new Balancer(
                         config.get(RhinoOptions.BALANCER_AUTO),
                         config.get(RhinoOptions.BALANCER_INTERVAL),

@@ -15,6 +15,7 @@
 package io.rhino.flink.coordination;
 
 import io.rhino.flink.reconfiguration.OperatorView;
+import io.rhino.flink.reconfiguration.RequestJournals;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.HandoverManager;
 import io.rhino.handover.operation.Reconfigurations;
@@ -43,9 +44,12 @@ public final class RhinoHandovers {
     private static final Map<RhinoOperatorHub, OperatorServing.Stop> SERVED =
             new ConcurrentHashMap<>();
 
+    /** Records the reconfigurations of jobs that keep a request journal, and takes them over. */
+    private static final RequestJournals JOURNALS = new RequestJournals(RhinoHandovers::directory);
+
     /** The reconfigurations of every job in this process, ended ones kept for status queries. */
     private static final Reconfigurations RECONFIGURATIONS =
-            new Reconfigurations(1_000, System::currentTimeMillis);
+            new Reconfigurations(1_000, System::currentTimeMillis, JOURNALS);
 
     private static final RhinoDirectory DIRECTORY =
             new RhinoDirectory() {
@@ -146,9 +150,10 @@ public final class RhinoHandovers {
         hub.view()
                 .settings()
                 .ifPresent(
-                        settings ->
-                                SERVED.computeIfAbsent(
-                                        hub, h -> serving.serve(settings, DIRECTORY)));
+                        settings -> {
+                            SERVED.computeIfAbsent(hub, h -> serving.serve(settings, DIRECTORY));
+                            JOURNALS.operatorRegistered(hub.view().jobId(), settings);
+                        });
     }
 
     /** An operator's coordinator closed: the last one of a job forgets its reconfigurations. */
@@ -160,6 +165,7 @@ public final class RhinoHandovers {
         }
         if (HUBS.keySet().stream().noneMatch(key -> key.jobId().equals(hub.flinkJobId()))) {
             RECONFIGURATIONS.forgetJob(hub.view().jobId());
+            JOURNALS.jobLeft(hub.view().jobId());
         }
         if (HUBS.isEmpty()) {
             // the last operator of this copy of Rhino: no JDK cache may keep it after its job

@@ -14,11 +14,8 @@
 
 package io.rhino.flink.reconfiguration;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,13 +33,7 @@ import java.util.regex.Pattern;
 final class FlinkRest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(5);
-    // a shared buffer pool, not Jackson's default thread-local one (see JsonBody.MAPPER)
-    private static final ObjectMapper MAPPER =
-            JsonMapper.builder(
-                            JsonFactory.builder()
-                                    .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
-                                    .build())
-                    .build();
+    private static final ObjectMapper MAPPER = Json.MAPPER;
 
     /** Flink answered with an error status, or could not be reached. */
     static final class FlinkRestException extends Exception {

@@ -21,6 +21,7 @@ import io.rhino.handover.HandoverResult;
 import io.rhino.handover.operation.OperationStep;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -83,7 +84,7 @@ final class RestartRescale implements OperationStep.StepReport {
 
     // guarded by this
     private Phase phase = Phase.REQUESTED;
-    private OperatorView watched;
+    private OperatorView watched; // null while resumed and no operator was seen yet
     private int watchedGates;
     private int reachedParallelism;
     private long restartSeenAtMillis = -1;
@@ -98,6 +99,8 @@ final class RestartRescale implements OperationStep.StepReport {
     private String pendingTriggerId;
     private long lastTriggerReadMillis;
     private long endedAtMillis = -1;
+    // when this JobManager took the rescale over from an earlier one, if it did
+    private long resumedAtMillis = -1;
 
     RestartRescale(
             RhinoDirectory directory,
@@ -106,19 +109,84 @@ final class RestartRescale implements OperationStep.StepReport {
             int toParallelism,
             long timeoutMillis,
             LongSupplier clock) {
-        this.directory = directory;
-        this.flink = flink;
-        this.jobId = before.jobId();
-        this.operatorName = before.name();
-        this.fromParallelism = before.parallelism();
-        this.toParallelism = toParallelism;
-        this.clock = clock;
-        this.requestedAtMillis = clock.getAsLong();
-        this.deadlineMillis = requestedAtMillis + timeoutMillis;
+        this(
+                directory,
+                flink,
+                before.jobId(),
+                before.name(),
+                before.parallelism(),
+                toParallelism,
+                clock.getAsLong(),
+                timeoutMillis,
+                clock);
         this.watched = before;
         this.watchedGates = before.taskManagerBySubtask().size();
+    }
+
+    private RestartRescale(
+            RhinoDirectory directory,
+            FlinkRest flink,
+            String jobId,
+            String operatorName,
+            int fromParallelism,
+            int toParallelism,
+            long requestedAtMillis,
+            long timeoutMillis,
+            LongSupplier clock) {
+        this.directory = directory;
+        this.flink = flink;
+        this.jobId = jobId;
+        this.operatorName = operatorName;
+        this.fromParallelism = fromParallelism;
+        this.toParallelism = toParallelism;
+        this.clock = clock;
+        this.requestedAtMillis = requestedAtMillis;
+        this.deadlineMillis = requestedAtMillis + timeoutMillis;
         this.reachedParallelism = fromParallelism;
-        this.lastJobStatusMillis = requestedAtMillis;
+        this.lastJobStatusMillis = clock.getAsLong();
+    }
+
+    /**
+     * Follows on a rescale an earlier JobManager of the job accepted, as recorded in {@code
+     * recorded} (its report), to its end. A JobManager failover restarts the job, and Flink keeps
+     * the raised requirements with the job, so the rescale goes on from {@link Phase#RESTARTING}:
+     * it ends once the operator runs at the asked parallelism. Nothing is asked of Flink again.
+     *
+     * @throws IllegalArgumentException if {@code recorded} lacks the parallelisms or the request
+     *     time
+     */
+    static RestartRescale resumed(
+            RhinoDirectory directory,
+            FlinkRest flink,
+            String jobId,
+            String operatorName,
+            JsonNode recorded,
+            long timeoutMillis,
+            LongSupplier clock) {
+        for (String field : List.of("from-parallelism", "to-parallelism", "requested-at")) {
+            if (!recorded.path(field).canConvertToLong()) {
+                throw new IllegalArgumentException("the record lacks '" + field + "'");
+            }
+        }
+        RestartRescale rescale =
+                new RestartRescale(
+                        directory,
+                        flink,
+                        jobId,
+                        operatorName,
+                        recorded.get("from-parallelism").asInt(),
+                        recorded.get("to-parallelism").asInt(),
+                        recorded.get("requested-at").asLong(),
+                        timeoutMillis,
+                        clock);
+        synchronized (rescale) {
+            long now = clock.getAsLong();
+            rescale.phase = Phase.RESTARTING;
+            rescale.resumedAtMillis = now;
+            rescale.restartSeenAtMillis = recorded.path("restart-began-at").asLong(now);
+            rescale.checkpointTrigger = recorded.path("checkpoint-trigger").asText(null);
+        }
+        return rescale;
     }
 
     /** Completes with null once the operator runs at the asked parallelism. */
@@ -133,16 +201,7 @@ final class RestartRescale implements OperationStep.StepReport {
      * rescale with Flink's reason.
      */
     void start(JsonNode requirements) {
-        ScheduledExecutorService timer =
-                Executors.newSingleThreadScheduledExecutor(
-                        runnable -> {
-                            Thread thread =
-                                    new Thread(
-                                            runnable,
-                                            "rhino-restart-rescale-" + operatorName + "-" + jobId);
-                            thread.setDaemon(true);
-                            return thread;
-                        });
+        ScheduledExecutorService timer = newTimer();
         timer.execute(
                 () -> {
                     try {
@@ -166,6 +225,28 @@ final class RestartRescale implements OperationStep.StepReport {
                     triggerCheckpoint();
                     timer.scheduleWithFixedDelay(
                             () -> pollUntilDone(timer), 0, POLL_MILLIS, TimeUnit.MILLISECONDS);
+                });
+    }
+
+    /**
+     * Polls until the rescale ended, on a thread of its own that ends with it (see {@link
+     * #resumed}).
+     */
+    void resume() {
+        ScheduledExecutorService timer = newTimer();
+        timer.scheduleWithFixedDelay(
+                () -> pollUntilDone(timer), 0, POLL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private ScheduledExecutorService newTimer() {
+        return Executors.newSingleThreadScheduledExecutor(
+                runnable -> {
+                    Thread thread =
+                            new Thread(
+                                    runnable,
+                                    "rhino-restart-rescale-" + operatorName + "-" + jobId);
+                    thread.setDaemon(true);
+                    return thread;
                 });
     }
 
@@ -423,6 +504,9 @@ final class RestartRescale implements OperationStep.StepReport {
         report.put("to-parallelism", toParallelism);
         report.put("reached-parallelism", reachedParallelism);
         report.put("requested-at", requestedAtMillis);
+        if (resumedAtMillis >= 0) {
+            report.put("resumed-after-jobmanager-failover-at", resumedAtMillis);
+        }
         if (restartSeenAtMillis >= 0) {
             report.put("restart-began-at", restartSeenAtMillis);
         }

@@ -15,7 +15,9 @@
 package io.rhino.flink.reconfiguration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.core.routing.VnodeLayout;
@@ -125,6 +127,69 @@ class RestartRescaleTest {
         assertThat(report.get("phase-durations-ms"))
                 .isEqualTo(Map.of("until-restart", 2_000L, "downtime", 500L, "total", 2_500L));
         assertThat(rescale.result().join()).isNull();
+    }
+
+    /**
+     * A new JobManager takes the rescale over from what the earlier one recorded (its report): it
+     * keeps the request's time and the restart's start, and ends once the operator runs at the
+     * asked parallelism, asking Flink nothing.
+     */
+    @Test
+    void aRescaleTakenOverFromItsRecordEndsOnceTheOperatorRunsAtTheAskedParallelism()
+            throws Exception {
+        OperatorView before = operator(4, Map.of(), -1);
+        running.add(before);
+        RestartRescale earlier = rescale(before, 6, 60_000);
+        clock.addAndGet(2_000);
+        running.clear();
+        earlier.poll(); // RESTARTING, then the earlier JobManager is lost
+        JsonNode recorded = Json.MAPPER.valueToTree(earlier.report());
+
+        clock.addAndGet(3_000);
+        RestartRescale taken =
+                RestartRescale.resumed(
+                        directory,
+                        new FlinkRest(URI.create("http://127.0.0.1:1")),
+                        JOB,
+                        "counts",
+                        recorded,
+                        60_000,
+                        clock::get);
+        taken.poll();
+        assertThat(taken.report())
+                .containsEntry("phase", "RESTARTING")
+                .containsEntry("from-parallelism", 4)
+                .containsEntry("to-parallelism", 6)
+                .containsEntry("requested-at", 1_000L)
+                .containsEntry("resumed-after-jobmanager-failover-at", 6_000L);
+
+        clock.addAndGet(1_000);
+        running.add(operator(6, Map.of(), 4)); // the job recovered at the persisted parallelism
+        taken.poll();
+        assertThat(taken.result()).isCompleted();
+        assertThat(taken.report())
+                .containsEntry("phase", "RUNNING")
+                .containsEntry("reached-parallelism", 6)
+                .containsEntry("restored-checkpoint", 4L);
+        assertThat(taken.report().get("phase-durations-ms"))
+                .as("durations from the recorded request and restart, not from the takeover")
+                .isEqualTo(Map.of("until-restart", 2_000L, "downtime", 4_000L, "total", 6_000L));
+    }
+
+    @Test
+    void aRecordWithoutTheParallelismsIsRefused() {
+        assertThatThrownBy(
+                        () ->
+                                RestartRescale.resumed(
+                                        directory,
+                                        new FlinkRest(URI.create("http://127.0.0.1:1")),
+                                        JOB,
+                                        "counts",
+                                        Json.MAPPER.createObjectNode().put("requested-at", 1L),
+                                        60_000,
+                                        clock::get))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("from-parallelism");
     }
 
     @Test

@@ -15,12 +15,18 @@
 package io.rhino.handover.operation;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A reconfiguration requested over the REST API or by the auto-balancer: its request, the handovers
- * it runs and, derived from them, its status.
+ * it runs and, derived from them, its status. One that an earlier JobManager of the job ran is
+ * {@link #recorded} (what that JobManager last wrote of it) or, for a restart-based rescale this
+ * one follows to its end, {@link #resumed}.
  */
 public final class Reconfiguration {
 
@@ -38,6 +44,23 @@ public final class Reconfiguration {
     private final String parameters;
     private final long requestedAtMillis;
     private final List<OperationStep> steps;
+    private final Optional<Recorded> recorded;
+
+    /**
+     * What an earlier JobManager recorded of a reconfiguration it ran.
+     *
+     * @param status its status as recorded, or as concluded when the record ended in progress
+     * @param failures why it failed, if it did
+     * @param view its status as that JobManager served it: names to strings, numbers, booleans,
+     *     lists or maps of them
+     */
+    public record Recorded(Status status, List<String> failures, Map<String, Object> view) {
+        public Recorded {
+            Objects.requireNonNull(status, "status");
+            failures = List.copyOf(failures);
+            view = Collections.unmodifiableMap(new LinkedHashMap<>(view)); // keeps the order
+        }
+    }
 
     /**
      * @param parameters the request's own parameters in a canonical form (e.g. the moves): a
@@ -51,6 +74,18 @@ public final class Reconfiguration {
             String parameters,
             long requestedAtMillis,
             List<OperationStep> steps) {
+        this(requestId, kind, jobId, operators, parameters, requestedAtMillis, steps, null);
+    }
+
+    private Reconfiguration(
+            String requestId,
+            OperationKind kind,
+            String jobId,
+            List<String> operators,
+            String parameters,
+            long requestedAtMillis,
+            List<OperationStep> steps,
+            Recorded recorded) {
         this.requestId = Objects.requireNonNull(requestId, "requestId");
         this.kind = Objects.requireNonNull(kind, "kind");
         this.jobId = Objects.requireNonNull(jobId, "jobId");
@@ -58,6 +93,48 @@ public final class Reconfiguration {
         this.parameters = Objects.requireNonNull(parameters, "parameters");
         this.requestedAtMillis = requestedAtMillis;
         this.steps = List.copyOf(steps);
+        this.recorded = Optional.ofNullable(recorded);
+    }
+
+    /** A reconfiguration an earlier JobManager ran, as it recorded it; it runs no step here. */
+    public static Reconfiguration recorded(
+            String requestId,
+            OperationKind kind,
+            String jobId,
+            List<String> operators,
+            String parameters,
+            long requestedAtMillis,
+            Recorded recorded) {
+        return new Reconfiguration(
+                requestId,
+                kind,
+                jobId,
+                operators,
+                parameters,
+                requestedAtMillis,
+                List.of(),
+                Objects.requireNonNull(recorded, "recorded"));
+    }
+
+    /**
+     * A reconfiguration an earlier JobManager accepted that this one goes on following, with its
+     * original request and the steps that follow it here.
+     */
+    public static Reconfiguration resumed(
+            String requestId,
+            OperationKind kind,
+            String jobId,
+            List<String> operators,
+            String parameters,
+            long requestedAtMillis,
+            List<OperationStep> steps) {
+        return new Reconfiguration(
+                requestId, kind, jobId, operators, parameters, requestedAtMillis, steps, null);
+    }
+
+    /** What an earlier JobManager recorded, if this reconfiguration is only that record. */
+    public Optional<Recorded> recorded() {
+        return recorded;
     }
 
     public String requestId() {
@@ -88,8 +165,14 @@ public final class Reconfiguration {
         return steps;
     }
 
-    /** FAILED as soon as one step failed; COMPLETED once every step completed. */
+    /**
+     * FAILED as soon as one step failed; COMPLETED once every step completed; a recorded one's
+     * status as recorded.
+     */
     public Status status() {
+        if (recorded.isPresent()) {
+            return recorded.get().status();
+        }
         boolean allDone = true;
         for (OperationStep step : steps) {
             if (step.failed()) {
@@ -102,6 +185,9 @@ public final class Reconfiguration {
 
     /** Why it failed: one line per failed step. */
     public List<String> failures() {
+        if (recorded.isPresent()) {
+            return recorded.get().failures();
+        }
         List<String> failures = new ArrayList<>();
         for (OperationStep step : steps) {
             step.failure().ifPresent(f -> failures.add("operator '" + step.operator() + "': " + f));

@@ -38,8 +38,16 @@ public final class Reconfigurations {
         List<OperationStep> launch();
     }
 
+    /** Learns of each reconfiguration started here; runs under the registry's lock. */
+    @FunctionalInterface
+    public interface StartListener {
+        /** Must not block: e.g. queues work that waits for the steps' results. */
+        void started(Reconfiguration reconfiguration);
+    }
+
     private final int retained;
     private final LongSupplier clockMillis;
+    private final StartListener listener;
     private final Map<String, Reconfiguration> byRequestId = new LinkedHashMap<>();
 
     /**
@@ -47,11 +55,21 @@ public final class Reconfigurations {
      * @param clockMillis stamps requests
      */
     public Reconfigurations(int retained, LongSupplier clockMillis) {
+        this(retained, clockMillis, reconfiguration -> {});
+    }
+
+    /**
+     * @param retained how many ended reconfigurations to keep answering for
+     * @param clockMillis stamps requests
+     * @param listener told of each reconfiguration started (not of those {@link #adopt}ed)
+     */
+    public Reconfigurations(int retained, LongSupplier clockMillis, StartListener listener) {
         if (retained < 1) {
             throw new IllegalArgumentException("retained: " + retained + " (expected: >= 1)");
         }
         this.retained = retained;
         this.clockMillis = clockMillis;
+        this.listener = listener;
     }
 
     /**
@@ -111,7 +129,23 @@ public final class Reconfigurations {
                         launcher.launch());
         byRequestId.put(requestId, started);
         evictEnded();
+        listener.started(started);
         return started;
+    }
+
+    /**
+     * Keeps answering for a reconfiguration an earlier JobManager accepted (recorded or resumed),
+     * unless this registry already knows its request id.
+     *
+     * @return whether it was added
+     */
+    public synchronized boolean adopt(Reconfiguration reconfiguration) {
+        if (byRequestId.containsKey(reconfiguration.requestId())) {
+            return false;
+        }
+        byRequestId.put(reconfiguration.requestId(), reconfiguration);
+        evictEnded();
+        return true;
     }
 
     public synchronized Optional<Reconfiguration> get(String requestId) {

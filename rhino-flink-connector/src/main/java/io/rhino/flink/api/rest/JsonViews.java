@@ -18,22 +18,14 @@ import static io.rhino.flink.api.rest.JsonBody.MAPPER;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rhino.core.handover.HandoverPhase;
-import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.Reconfigurer;
 import io.rhino.flink.reconfiguration.ReplicationView;
-import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.flink.replication.ReplicationProgress;
 import io.rhino.flink.state.RestoreSource;
 import io.rhino.handover.HandoverManager;
-import io.rhino.handover.HandoverResult;
-import io.rhino.handover.HandoverStatus;
-import io.rhino.handover.operation.OperationStep;
-import io.rhino.handover.operation.Reconfiguration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -138,62 +130,6 @@ final class JsonViews {
                 s.putNull("last-failure");
             }
         }
-        return node;
-    }
-
-    /** Flink's shape of an asynchronous operation: {"status": {"id": ...}, "operation": {...}}. */
-    static ObjectNode statusOf(Reconfiguration reconfiguration, RhinoDirectory directory) {
-        ObjectNode node = MAPPER.createObjectNode();
-        node.putObject("status").put("id", reconfiguration.status().name());
-        ObjectNode operation = node.putObject("operation");
-        operation.put("request-id", reconfiguration.requestId());
-        operation.put("kind", reconfiguration.kind().name().toLowerCase(Locale.ROOT));
-        operation.put("job", reconfiguration.jobId());
-        operation.put("parameters", reconfiguration.parameters());
-        operation.put("requested-at", reconfiguration.requestedAtMillis());
-        ArrayNode handovers = operation.putArray("handovers");
-        for (OperationStep step : reconfiguration.steps()) {
-            handovers.add(step(reconfiguration.jobId(), step, directory));
-        }
-        ArrayNode failures = operation.putArray("failures");
-        reconfiguration.failures().forEach(failures::add);
-        return node;
-    }
-
-    private static ObjectNode step(String jobId, OperationStep step, RhinoDirectory directory) {
-        ObjectNode node = MAPPER.createObjectNode();
-        node.put("operator", step.operator());
-        step.handoverId().ifPresent(id -> node.put("handover-id", id.value()));
-        ArrayNode moves = node.putArray("moves");
-        for (VnodeMove move : step.moves()) {
-            moves.addObject()
-                    .put("vnode", move.vnode())
-                    .put("from", move.fromSubtask())
-                    .put("to", move.toSubtask());
-        }
-        node.put("status", step.failed() ? "FAILED" : step.isDone() ? "COMPLETED" : "IN_PROGRESS");
-        Optional<HandoverResult> result = step.handoverResult();
-        if (result.isPresent()) {
-            HandoverResult ended = result.get();
-            node.put("phase", ended.outcome().name());
-            ObjectNode phases = node.putObject("phase-durations-ms");
-            ended.phaseDurationsMillis()
-                    .forEach((phase, ms) -> phases.put(phase.name().toLowerCase(Locale.ROOT), ms));
-            node.put("total-ms", ended.totalMillis());
-            if (ended.isCompleted()) {
-                node.put("new-epoch", ended.newEpoch());
-            }
-        } else if (!step.isDone() && step.handoverId().isPresent()) {
-            directory
-                    .operator(jobId, step.operator())
-                    .flatMap(OperatorView::manager)
-                    .flatMap(m -> m.status(step.handoverId().get()))
-                    .map(HandoverStatus::phase)
-                    .map(HandoverPhase::name)
-                    .ifPresent(phase -> node.put("phase", phase));
-        }
-        step.report().ifPresent(report -> node.set("restart", MAPPER.valueToTree(report.report())));
-        step.failure().ifPresent(f -> node.put("failure", f));
         return node;
     }
 }

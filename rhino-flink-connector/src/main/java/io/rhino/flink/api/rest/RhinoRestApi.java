@@ -21,7 +21,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.reconfiguration.OperatorView;
+import io.rhino.flink.reconfiguration.ReconfigurationStatusView;
 import io.rhino.flink.reconfiguration.Reconfigurer;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.operation.OperationKind;
@@ -166,7 +168,7 @@ final class RhinoRestApi {
         ArrayNode array = body.putArray("handovers");
         for (Reconfiguration r :
                 directory.reconfigurations().recent(operator.jobId(), operator.name())) {
-            array.add(JsonViews.statusOf(r, directory));
+            array.add(ReconfigurationStatusView.of(r, directory));
         }
         return ok(body);
     }
@@ -179,7 +181,7 @@ final class RhinoRestApi {
                 .get(requestId)
                 .filter(r -> r.jobId().equals(operator.jobId()))
                 .filter(r -> r.operators().contains(operator.name()))
-                .map(r -> ok(JsonViews.statusOf(r, directory)))
+                .map(r -> ok(ReconfigurationStatusView.of(r, directory)))
                 .orElseThrow(
                         () ->
                                 unknownRequest(
@@ -195,14 +197,15 @@ final class RhinoRestApi {
                 .reconfigurations()
                 .get(requestId)
                 .filter(r -> r.jobId().equals(jobId))
-                .map(r -> ok(JsonViews.statusOf(r, directory)))
+                .map(r -> ok(ReconfigurationStatusView.of(r, directory)))
                 .orElseThrow(() -> unknownRequest(requestId, "of job " + jobId, jobId));
     }
 
     /**
      * A request id this JobManager does not know: ended too long ago, never accepted, or accepted
-     * by an earlier JobManager of the job (requests live in the JobManager's memory, and a
-     * JobManager failover ends them with it), so the caller learns where to read what happened.
+     * by an earlier JobManager of the job that recorded it nowhere (without {@code
+     * rhino.rest.request-journal.dir} requests live in the JobManager's memory and end with it), so
+     * the caller learns where to read what happened.
      */
     private static RestException unknownRequest(String requestId, String of, String jobId) {
         return RestException.notFound(
@@ -211,9 +214,11 @@ final class RhinoRestApi {
                         + "' "
                         + of
                         + " in this JobManager. It keeps the last 1000 ended requests; a request"
-                        + " an earlier JobManager of the job accepted ended with that JobManager"
-                        + " (a failover in between). Read the operators' parallelism and routing"
-                        + " at GET /rhino/v1/jobs/"
+                        + " an earlier JobManager of the job accepted is known here only if the"
+                        + " job sets "
+                        + RhinoOptions.REST_REQUEST_JOURNAL_DIR.key()
+                        + " (otherwise it ended with that JobManager). Read the operators'"
+                        + " parallelism and routing at GET /rhino/v1/jobs/"
                         + jobId
                         + "/operators to see where it left them.");
     }

@@ -107,7 +107,29 @@ public final class RequestJournals implements Reconfigurations.StartListener {
         Journaled journaled = byJob.get(reconfiguration.jobId());
         if (journaled != null) {
             record(journaled.journal(), reconfiguration, RequestJournal.Record.STARTED);
+            recordPhases(journaled.journal(), reconfiguration);
             recordEnd(journaled.journal(), reconfiguration);
+        }
+    }
+
+    /**
+     * A restart-based rescale is recorded again at each phase, so that a JobManager taking it over
+     * knows when the restart began.
+     */
+    private void recordPhases(RequestJournal journal, Reconfiguration reconfiguration) {
+        for (OperationStep step : reconfiguration.steps()) {
+            step.report()
+                    .filter(RestartRescale.class::isInstance)
+                    .ifPresent(
+                            report ->
+                                    ((RestartRescale) report)
+                                            .onPhaseChange(
+                                                    () ->
+                                                            record(
+                                                                    journal,
+                                                                    reconfiguration,
+                                                                    RequestJournal.Record
+                                                                            .STARTED)));
         }
     }
 
@@ -253,8 +275,9 @@ public final class RequestJournals implements Reconfigurations.StartListener {
                             requestedAt,
                             List.of(resumedRestart(jobId, operators.get(0), restart, settings)));
             if (registry.adopt(resumed)) {
-                resumed.steps().get(0).report().ifPresent(RequestJournals::startFollowing);
+                recordPhases(journal, resumed);
                 recordEnd(journal, resumed);
+                resumed.steps().get(0).report().ifPresent(RequestJournals::startFollowing);
                 return true;
             }
             return false;

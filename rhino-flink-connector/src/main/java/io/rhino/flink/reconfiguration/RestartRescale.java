@@ -101,6 +101,7 @@ final class RestartRescale implements OperationStep.StepReport {
     private long endedAtMillis = -1;
     // when this JobManager took the rescale over from an earlier one, if it did
     private long resumedAtMillis = -1;
+    private volatile Runnable phaseChanged = () -> {};
 
     RestartRescale(
             RhinoDirectory directory,
@@ -187,6 +188,14 @@ final class RestartRescale implements OperationStep.StepReport {
             rescale.checkpointTrigger = recorded.path("checkpoint-trigger").asText(null);
         }
         return rescale;
+    }
+
+    /**
+     * Runs {@code listener} after each change of phase before the end (e.g. to record the restart's
+     * start); on the polling thread, so it must not block.
+     */
+    void onPhaseChange(Runnable listener) {
+        this.phaseChanged = listener;
     }
 
     /** Completes with null once the operator runs at the asked parallelism. */
@@ -343,6 +352,17 @@ final class RestartRescale implements OperationStep.StepReport {
 
     /** One step of the state machine; package-private for tests that drive the clock. */
     synchronized void poll() {
+        Phase before = phase;
+        try {
+            step();
+        } finally {
+            if (phase != before && !result.isDone()) {
+                phaseChanged.run();
+            }
+        }
+    }
+
+    private void step() {
         long now = clock.getAsLong();
         collectTrigger(now, false);
         if (result.isDone()) {

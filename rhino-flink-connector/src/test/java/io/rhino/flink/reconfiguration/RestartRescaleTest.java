@@ -39,6 +39,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -87,6 +88,8 @@ class RestartRescaleTest {
         OperatorView before = operator(4, Map.of(), -1);
         running.add(before);
         RestartRescale rescale = rescale(before, 6, 60_000);
+        AtomicInteger phaseChanges = new AtomicInteger();
+        rescale.onPhaseChange(phaseChanges::incrementAndGet);
 
         rescale.poll();
         assertThat(rescale.report()).containsEntry("phase", "REQUESTED");
@@ -127,6 +130,9 @@ class RestartRescaleTest {
         assertThat(report.get("phase-durations-ms"))
                 .isEqualTo(Map.of("until-restart", 2_000L, "downtime", 500L, "total", 2_500L));
         assertThat(rescale.result().join()).isNull();
+        assertThat(phaseChanges)
+                .as("changes before the end (to RESTARTING; RUNNING ends it)")
+                .hasValue(1);
     }
 
     /**

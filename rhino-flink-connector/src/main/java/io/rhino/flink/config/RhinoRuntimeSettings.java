@@ -69,26 +69,6 @@ public record RhinoRuntimeSettings(
 
         private static final long serialVersionUID = 1L;
 
-        /** Without a request journal. */
-        public Rest(
-                boolean enabled,
-                String bindAddress,
-                int port,
-                String authToken,
-                Duration idleTimeout,
-                Duration requestTimeout,
-                int maxConnections) {
-            this(
-                    enabled,
-                    bindAddress,
-                    port,
-                    authToken,
-                    idleTimeout,
-                    requestTimeout,
-                    maxConnections,
-                    null);
-        }
-
         public Rest {
             if (requestJournalDir != null) {
                 requestJournalDir = checkedJournalDir(requestJournalDir);

@@ -253,11 +253,16 @@ public final class RequestJournals implements Reconfigurations.StartListener {
         if (!requestId.equals(operation.path("request-id").asText()) || operators.isEmpty()) {
             throw new IllegalArgumentException("the record does not describe request " + requestId);
         }
-        OperationKind kind =
-                OperationKind.valueOf(operation.path("kind").asText().toUpperCase(Locale.ROOT));
-        String jobId = operation.path("job").asText();
-        String parameters = operation.path("parameters").asText();
-        long requestedAt = operation.path("requested-at").asLong();
+        Reconfiguration request =
+                new Reconfiguration(
+                        requestId,
+                        OperationKind.valueOf(
+                                operation.path("kind").asText().toUpperCase(Locale.ROOT)),
+                        operation.path("job").asText(),
+                        operators,
+                        operation.path("parameters").asText(),
+                        operation.path("requested-at").asLong(),
+                        List.of());
         Reconfigurations registry = directory.get().reconfigurations();
         if (registry.get(requestId).isPresent()) {
             return false;
@@ -266,14 +271,10 @@ public final class RequestJournals implements Reconfigurations.StartListener {
         JsonNode restart = operation.at("/handovers/0/restart");
         if (status.equals(Reconfiguration.Status.IN_PROGRESS.name()) && restart.isObject()) {
             Reconfiguration resumed =
-                    Reconfiguration.resumed(
-                            requestId,
-                            kind,
-                            jobId,
-                            operators,
-                            parameters,
-                            requestedAt,
-                            List.of(resumedRestart(jobId, operators.get(0), restart, settings)));
+                    request.withSteps(
+                            List.of(
+                                    resumedRestart(
+                                            request.jobId(), operators.get(0), restart, settings)));
             if (registry.adopt(resumed)) {
                 recordPhases(journal, resumed);
                 recordEnd(journal, resumed);
@@ -291,13 +292,7 @@ public final class RequestJournals implements Reconfigurations.StartListener {
         List<String> failures = new ArrayList<>();
         marked.at("/operation/failures").forEach(f -> failures.add(f.asText()));
         return registry.adopt(
-                Reconfiguration.recorded(
-                        requestId,
-                        kind,
-                        jobId,
-                        operators,
-                        parameters,
-                        requestedAt,
+                request.recordedAs(
                         new Reconfiguration.Recorded(
                                 Reconfiguration.Status.valueOf(marked.at("/status/id").asText()),
                                 failures,

@@ -25,8 +25,8 @@ import java.util.Optional;
 /**
  * A reconfiguration requested over the REST API or by the auto-balancer: its request, the handovers
  * it runs and, derived from them, its status. One that an earlier JobManager of the job ran is
- * {@link #recorded} (what that JobManager last wrote of it) or, for a restart-based rescale this
- * one follows to its end, {@link #resumed}.
+ * {@link #recordedAs} (what that JobManager last wrote of it) or, for a restart-based rescale this
+ * one follows to its end, {@link #withSteps} that follow it here.
  */
 public final class Reconfiguration {
 
@@ -66,7 +66,7 @@ public final class Reconfiguration {
      * @param parameters the request's own parameters in a canonical form (e.g. the moves): a
      *     request repeated with the same id is the same request only if these match
      */
-    Reconfiguration(
+    public Reconfiguration(
             String requestId,
             OperationKind kind,
             String jobId,
@@ -96,15 +96,14 @@ public final class Reconfiguration {
         this.recorded = Optional.ofNullable(recorded);
     }
 
-    /** A reconfiguration an earlier JobManager ran, as it recorded it; it runs no step here. */
-    public static Reconfiguration recorded(
-            String requestId,
-            OperationKind kind,
-            String jobId,
-            List<String> operators,
-            String parameters,
-            long requestedAtMillis,
-            Recorded recorded) {
+    /** This request with {@code steps} that run it here (e.g. one taken over from a record). */
+    public Reconfiguration withSteps(List<OperationStep> steps) {
+        return new Reconfiguration(
+                requestId, kind, jobId, operators, parameters, requestedAtMillis, steps, null);
+    }
+
+    /** This request as an earlier JobManager recorded it; it runs no step here. */
+    public Reconfiguration recordedAs(Recorded recorded) {
         return new Reconfiguration(
                 requestId,
                 kind,
@@ -114,22 +113,6 @@ public final class Reconfiguration {
                 requestedAtMillis,
                 List.of(),
                 Objects.requireNonNull(recorded, "recorded"));
-    }
-
-    /**
-     * A reconfiguration an earlier JobManager accepted that this one goes on following, with its
-     * original request and the steps that follow it here.
-     */
-    public static Reconfiguration resumed(
-            String requestId,
-            OperationKind kind,
-            String jobId,
-            List<String> operators,
-            String parameters,
-            long requestedAtMillis,
-            List<OperationStep> steps) {
-        return new Reconfiguration(
-                requestId, kind, jobId, operators, parameters, requestedAtMillis, steps, null);
     }
 
     /** What an earlier JobManager recorded, if this reconfiguration is only that record. */

@@ -64,7 +64,7 @@ class RestFuzzTest {
             RhinoRestServer.Lease lease =
                     RhinoRestServer.acquire(
                             new RhinoRuntimeSettings.Rest(
-                                    true, "127.0.0.1", 0, null, IDLE, REQUEST, 64),
+                                    true, "127.0.0.1", 0, null, IDLE, REQUEST, 64, null),
                             operators,
                             1.2);
             try {

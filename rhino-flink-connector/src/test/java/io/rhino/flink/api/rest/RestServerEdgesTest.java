@@ -69,7 +69,7 @@ class RestServerEdgesTest {
         lease =
                 RhinoRestServer.acquire(
                         new RhinoRuntimeSettings.Rest(
-                                true, "127.0.0.1", 0, null, IDLE, REQUEST, MAX_CONNECTIONS),
+                                true, "127.0.0.1", 0, null, IDLE, REQUEST, MAX_CONNECTIONS, null),
                         operators,
                         1.2);
         address = RhinoRestServer.address().orElseThrow();

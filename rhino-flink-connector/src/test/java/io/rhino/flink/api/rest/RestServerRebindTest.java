@@ -103,7 +103,7 @@ class RestServerRebindTest {
     }
 
     private static RhinoRuntimeSettings.Rest settings(int port) {
-        return new RhinoRuntimeSettings.Rest(true, "127.0.0.1", port, null, IDLE, REQUEST, 8);
+        return new RhinoRuntimeSettings.Rest(true, "127.0.0.1", port, null, IDLE, REQUEST, 8, null);
     }
 
     private static ServerSocket holdAPort() throws Exception {

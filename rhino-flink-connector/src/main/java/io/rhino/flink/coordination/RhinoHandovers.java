@@ -18,6 +18,7 @@ import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.RequestJournals;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
 import io.rhino.handover.HandoverManager;
+import io.rhino.handover.operation.Reconfiguration;
 import io.rhino.handover.operation.Reconfigurations;
 import java.time.Duration;
 import java.util.List;
@@ -63,6 +64,11 @@ public final class RhinoHandovers {
                 @Override
                 public Reconfigurations reconfigurations() {
                     return RECONFIGURATIONS;
+                }
+
+                @Override
+                public void awaitRecorded(Reconfiguration reconfiguration, Duration timeout) {
+                    JOURNALS.awaitStartRecorded(reconfiguration, timeout);
                 }
             };
 

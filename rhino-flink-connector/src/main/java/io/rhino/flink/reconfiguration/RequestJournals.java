@@ -24,6 +24,7 @@ import io.rhino.handover.operation.OperationStep;
 import io.rhino.handover.operation.Reconfiguration;
 import io.rhino.handover.operation.Reconfigurations;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -32,10 +33,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -60,6 +63,8 @@ public final class RequestJournals implements Reconfigurations.StartListener {
 
     private final Supplier<RhinoDirectory> directory;
     private final Map<String, Journaled> byJob = new ConcurrentHashMap<>();
+    // starts queued and not yet written, by job and request id (see awaitStartRecorded)
+    private final Map<String, CompletableFuture<Void>> startsNotWritten = new ConcurrentHashMap<>();
     private final ExecutorService io =
             new ThreadPoolExecutor(
                     0,
@@ -106,7 +111,15 @@ public final class RequestJournals implements Reconfigurations.StartListener {
     public void started(Reconfiguration reconfiguration) {
         Journaled journaled = byJob.get(reconfiguration.jobId());
         if (journaled != null) {
+            String key = startKey(reconfiguration);
+            CompletableFuture<Void> written = new CompletableFuture<>();
+            startsNotWritten.put(key, written);
             record(journaled.journal(), reconfiguration, RequestJournal.Record.STARTED);
+            io.execute(
+                    () -> {
+                        startsNotWritten.remove(key, written);
+                        written.complete(null);
+                    });
             recordPhases(journaled.journal(), reconfiguration);
             recordEnd(journaled.journal(), reconfiguration);
         }
@@ -131,6 +144,34 @@ public final class RequestJournals implements Reconfigurations.StartListener {
                                                                     RequestJournal.Record
                                                                             .STARTED)));
         }
+    }
+
+    /**
+     * Returns once the start of {@code reconfiguration} was written (or its write failed, which is
+     * logged), or after {@code timeout}: the REST API answers 202 only then, so that a JobManager
+     * lost right after the answer leaves the request recorded.
+     */
+    public void awaitStartRecorded(Reconfiguration reconfiguration, Duration timeout) {
+        CompletableFuture<Void> written = startsNotWritten.get(startKey(reconfiguration));
+        if (written == null) {
+            return;
+        }
+        try {
+            written.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn(
+                    "Reconfiguration '{}' of job {} is not recorded in its request journal after"
+                            + " {}; answering without waiting longer",
+                    reconfiguration.requestId(),
+                    reconfiguration.jobId(),
+                    timeout);
+        }
+    }
+
+    private static String startKey(Reconfiguration reconfiguration) {
+        return reconfiguration.jobId() + "/" + reconfiguration.requestId();
     }
 
     /** Waits until what was queued so far was read or written; for tests. */

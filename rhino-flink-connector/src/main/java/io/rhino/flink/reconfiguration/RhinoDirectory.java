@@ -14,7 +14,9 @@
 
 package io.rhino.flink.reconfiguration;
 
+import io.rhino.handover.operation.Reconfiguration;
 import io.rhino.handover.operation.Reconfigurations;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -34,6 +36,12 @@ public interface RhinoDirectory {
                 .sorted(java.util.Comparator.comparing(OperatorView::name))
                 .toList();
     }
+
+    /**
+     * Returns once the start of {@code reconfiguration} is recorded in its job's request journal,
+     * or after {@code timeout}; at once where the job keeps none (see {@link RequestJournals}).
+     */
+    default void awaitRecorded(Reconfiguration reconfiguration, Duration timeout) {}
 
     /** A running Rhino operator. */
     default Optional<OperatorView> operator(String jobId, String name) {

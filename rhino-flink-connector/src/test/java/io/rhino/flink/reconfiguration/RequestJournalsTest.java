@@ -132,6 +132,27 @@ class RequestJournalsTest {
     }
 
     @Test
+    void aStartIsOnDiskOnceAwaitedSoThatA202OutlivesItsJobManager() throws Exception {
+        JobManager jobManager = new JobManager();
+        Reconfiguration started =
+                jobManager.registry.start(
+                        "answered",
+                        OperationKind.MOVE,
+                        JOB,
+                        List.of(OPERATOR),
+                        "moves=[3->1]",
+                        () ->
+                                List.of(
+                                        new OperationStep(
+                                                OPERATOR,
+                                                Optional.empty(),
+                                                List.of(new VnodeMove(3, 0, 1)),
+                                                new CompletableFuture<>())));
+        jobManager.journals.awaitStartRecorded(started, Duration.ofSeconds(10));
+        assertThat(record("answered", ".started.json")).exists();
+    }
+
+    @Test
     void aLiveHandoverStillRunningWhenItsJobManagerWasLostIsReportedFailedFromThenOn()
             throws Exception {
         JobManager first = new JobManager();

@@ -16,7 +16,9 @@ package io.rhino.flink.api.rest;
 
 import io.rhino.flink.reconfiguration.OperatorView;
 import io.rhino.flink.reconfiguration.RhinoDirectory;
+import io.rhino.handover.operation.Reconfiguration;
 import io.rhino.handover.operation.Reconfigurations;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -77,6 +79,11 @@ final class RestAccess {
             @Override
             public Reconfigurations reconfigurations() {
                 return directory.reconfigurations();
+            }
+
+            @Override
+            public void awaitRecorded(Reconfiguration reconfiguration, Duration timeout) {
+                directory.awaitRecorded(reconfiguration, timeout);
             }
         };
     }

@@ -32,6 +32,7 @@ import io.rhino.handover.operation.Reconfiguration;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,8 @@ final class RhinoRestApi {
     static final String OPENAPI_RESOURCE = "/io/rhino/flink/api/rest/openapi.json";
 
     private static final String OPERATOR = "/rhino/v1/jobs/{jobId}/operators/{operator}";
+    // how long a 202 waits for the request's record (a file system that hangs delays no longer)
+    private static final Duration JOURNAL_WAIT = Duration.ofSeconds(10);
 
     private final RhinoDirectory directory;
     private final RestAccess access;
@@ -313,7 +316,9 @@ final class RhinoRestApi {
                 body.optionalString("request-id").orElseGet(() -> UUID.randomUUID().toString()));
     }
 
-    private static RestResponse accepted(Reconfiguration reconfiguration) {
+    /** 202 once the request is recorded in its job's request journal, if the job keeps one. */
+    private RestResponse accepted(Reconfiguration reconfiguration) {
+        directory.awaitRecorded(reconfiguration, JOURNAL_WAIT);
         ObjectNode body = MAPPER.createObjectNode();
         body.put("request-id", reconfiguration.requestId());
         ArrayNode operators = body.putArray("operators");

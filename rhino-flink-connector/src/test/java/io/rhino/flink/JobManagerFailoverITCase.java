@@ -148,9 +148,12 @@ class JobManagerFailoverITCase {
             String killedIn) throws Exception {
         // Failed once in a full `mvn verify` and once under load: the new JobManager started the
         // job at 2 subtasks (a TaskManager registered late) and the input ended before the
-        // rescale to 3 (docs/reliability.md); awaitRunningAt and RESCALE_EVENTS now cover that.
-        // Runs with -Plifecycle until it has passed under load more often.
-        RhinoClusters.onlyWithAllVariants("a JobManager lost during a restart-based rescale");
+        // rescale to 3 (docs/reliability.md); awaitRunningAt and RESCALE_EVENTS now cover that,
+        // and 12 runs since passed, 3 of them beside a 20 GB benchmark. The kill while Flink
+        // restarts runs in every build; the two other phases with -Plifecycle.
+        if (!killedIn.equals("RESTARTING")) {
+            RhinoClusters.onlyWithAllVariants("a JobManager lost in phase " + killedIn);
+        }
         Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
         common.addAll(RhinoClusters.adaptiveScheduler());
         common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);

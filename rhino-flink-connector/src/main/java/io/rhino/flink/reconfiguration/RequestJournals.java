@@ -253,7 +253,10 @@ public final class RequestJournals implements Reconfigurations.StartListener {
                 continue;
             }
             try {
-                taken += takeOver(journal, entry.getKey(), entry.getValue(), settings) ? 1 : 0;
+                taken +=
+                        takeOver(journal, jobId, entry.getKey(), entry.getValue(), settings)
+                                ? 1
+                                : 0;
             } catch (RuntimeException e) {
                 LOG.warn(
                         "Skipping the record of reconfiguration '{}' of job {} in {}: {}",
@@ -284,6 +287,7 @@ public final class RequestJournals implements Reconfigurations.StartListener {
     /** Adopts one recorded request; false if this process already knows its id. */
     private boolean takeOver(
             RequestJournal journal,
+            String jobId,
             String requestId,
             JsonNode content,
             RhinoRuntimeSettings settings) {
@@ -291,8 +295,11 @@ public final class RequestJournals implements Reconfigurations.StartListener {
         JsonNode operation = view.path("operation");
         List<String> operators = new ArrayList<>();
         content.path("operators").forEach(name -> operators.add(name.asText()));
-        if (!requestId.equals(operation.path("request-id").asText()) || operators.isEmpty()) {
-            throw new IllegalArgumentException("the record does not describe request " + requestId);
+        if (!requestId.equals(operation.path("request-id").asText())
+                || !jobId.equals(operation.path("job").asText())
+                || operators.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "the record does not describe request " + requestId + " of job " + jobId);
         }
         Reconfiguration request =
                 new Reconfiguration(

@@ -15,7 +15,6 @@
 package io.rhino.flink.reconfiguration;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -33,7 +32,6 @@ import java.util.regex.Pattern;
 final class FlinkRest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final ObjectMapper MAPPER = Json.MAPPER;
 
     /** Flink answered with an error status, or could not be reached. */
     static final class FlinkRestException extends Exception {
@@ -122,12 +120,12 @@ final class FlinkRest {
 
     private static JsonNode parse(String text) {
         if (text == null || text.isBlank()) {
-            return MAPPER.createObjectNode();
+            return Json.MAPPER.createObjectNode();
         }
         try {
-            return MAPPER.readTree(text);
+            return Json.MAPPER.readTree(text);
         } catch (IOException e) {
-            return MAPPER.createObjectNode().put("text", text);
+            return Json.MAPPER.createObjectNode().put("text", text);
         }
     }
 

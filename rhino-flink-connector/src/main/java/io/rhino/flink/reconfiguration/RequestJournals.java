@@ -317,34 +317,62 @@ public final class RequestJournals implements Reconfigurations.StartListener {
         }
         String status = view.at("/status/id").asText();
         JsonNode restart = operation.at("/handovers/0/restart");
-        if (status.equals(Reconfiguration.Status.IN_PROGRESS.name()) && restart.isObject()) {
-            Reconfiguration resumed =
-                    request.withSteps(
-                            List.of(
-                                    resumedRestart(
-                                            request.jobId(), operators.get(0), restart, settings)));
-            if (registry.adopt(resumed)) {
-                recordPhases(journal, resumed);
-                recordEnd(journal, resumed);
-                resumed.steps().get(0).report().ifPresent(RequestJournals::startFollowing);
+        boolean inProgress = status.equals(Reconfiguration.Status.IN_PROGRESS.name());
+        if (inProgress && restart.isObject()) {
+            Optional<Reconfiguration> resumed =
+                    resumed(request, operators.get(0), restart, settings, view);
+            if (resumed.isPresent()) {
+                if (!registry.adopt(resumed.get())) {
+                    return false;
+                }
+                recordPhases(journal, resumed.get());
+                recordEnd(journal, resumed.get());
+                resumed.get().steps().get(0).report().ifPresent(RequestJournals::startFollowing);
                 return true;
             }
-            return false;
+        } else if (inProgress) {
+            markFailed(view, lostWithItsJobManager(view, operators));
         }
-        if (status.equals(Reconfiguration.Status.IN_PROGRESS.name())) {
-            markLostWithItsJobManager(view, operators);
+        if (inProgress) { // now failed: later JobManagers read it so too
             write(journal, requestId, RequestJournal.Record.ENDED, content(operators, view));
         }
-        ObjectNode marked = view.deepCopy();
-        ((ObjectNode) marked.path("operation")).put("read-from-request-journal", true);
+        ((ObjectNode) operation).put("read-from-request-journal", true);
         List<String> failures = new ArrayList<>();
-        marked.at("/operation/failures").forEach(f -> failures.add(f.asText()));
+        view.at("/operation/failures").forEach(f -> failures.add(f.asText()));
         return registry.adopt(
                 request.recordedAs(
                         new Reconfiguration.Recorded(
-                                Reconfiguration.Status.valueOf(marked.at("/status/id").asText()),
+                                Reconfiguration.Status.valueOf(view.at("/status/id").asText()),
                                 failures,
-                                Json.MAPPER.convertValue(marked, VIEW))));
+                                Json.MAPPER.convertValue(view, VIEW))));
+    }
+
+    /**
+     * The restart-based rescale {@code request} followed on here, or empty with {@code view} marked
+     * failed where it cannot be (the job no longer names Flink's REST endpoint, or the record lacks
+     * the parallelisms).
+     */
+    private Optional<Reconfiguration> resumed(
+            Reconfiguration request,
+            String operator,
+            JsonNode restart,
+            RhinoRuntimeSettings settings,
+            ObjectNode view) {
+        try {
+            return Optional.of(
+                    request.withSteps(
+                            List.of(resumedRestart(request.jobId(), operator, restart, settings))));
+        } catch (IllegalArgumentException e) {
+            markFailed(
+                    view,
+                    "the JobManager running it was lost, and this one cannot follow it on: "
+                            + e.getMessage()
+                            + ". Read the operator's parallelism at GET /rhino/v1/jobs/"
+                            + request.jobId()
+                            + "/operators/"
+                            + operator);
+            return Optional.empty();
+        }
     }
 
     private OperationStep resumedRestart(
@@ -376,21 +404,23 @@ public final class RequestJournals implements Reconfigurations.StartListener {
     }
 
     /**
-     * A live reconfiguration recorded in progress: the JobManager running it was lost, and the job
-     * went back to its latest checkpoint. Whether its moves took effect depends on whether that
-     * checkpoint was taken after them, which the record cannot tell.
+     * Why a live reconfiguration recorded in progress failed: the JobManager running it was lost,
+     * and the job went back to its latest checkpoint. Whether its moves took effect depends on
+     * whether that checkpoint was taken after them, which the record cannot tell.
      */
-    private static void markLostWithItsJobManager(ObjectNode view, List<String> operators) {
-        String job = view.at("/operation/job").asText();
-        String reason =
-                "the JobManager running it was lost before it ended (a JobManager failover); the"
-                        + " job went back to its latest checkpoint, which holds the routing before"
-                        + " it unless that checkpoint was taken after its moves completed. Read the"
-                        + " routing at GET /rhino/v1/jobs/"
-                        + job
-                        + "/operators/"
-                        + operators.get(0)
-                        + " and request again where needed";
+    private static String lostWithItsJobManager(ObjectNode view, List<String> operators) {
+        return "the JobManager running it was lost before it ended (a JobManager failover); the"
+                + " job went back to its latest checkpoint, which holds the routing before"
+                + " it unless that checkpoint was taken after its moves completed. Read the"
+                + " routing at GET /rhino/v1/jobs/"
+                + view.at("/operation/job").asText()
+                + "/operators/"
+                + operators.get(0)
+                + " and request again where needed";
+    }
+
+    /** Marks a recorded view, and its steps still in progress, failed for {@code reason}. */
+    private static void markFailed(ObjectNode view, String reason) {
         ((ObjectNode) view.get("status")).put("id", Reconfiguration.Status.FAILED.name());
         ArrayNode failures = ((ObjectNode) view.get("operation")).putArray("failures");
         for (JsonNode step : view.at("/operation/handovers")) {

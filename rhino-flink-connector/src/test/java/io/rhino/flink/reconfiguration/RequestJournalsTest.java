@@ -234,6 +234,40 @@ class RequestJournalsTest {
     }
 
     @Test
+    void aRestartRescaleTheNextJobManagerCannotFollowIsReportedFailedSayingWhy() throws Exception {
+        JobManager first = new JobManager();
+        long requestedAt = System.currentTimeMillis();
+        first.start(
+                "grow",
+                OperationKind.RESCALE,
+                "active-subtasks=3, allow-restart",
+                OperationStep.reported(
+                        OPERATOR,
+                        new CompletableFuture<>(),
+                        () ->
+                                Map.of(
+                                        "phase",
+                                        "REQUESTED",
+                                        "from-parallelism",
+                                        2,
+                                        "to-parallelism",
+                                        3,
+                                        "requested-at",
+                                        requestedAt)));
+
+        Configuration withoutFlinkRest = new Configuration();
+        withoutFlinkRest.set(RhinoOptions.REST_REQUEST_JOURNAL_DIR, root.toUri().toString());
+        settings = RhinoRuntimeSettings.from(withoutFlinkRest, Duration.ofSeconds(60));
+        JobManager second = new JobManager();
+        assertThat(second.registry.get("grow").orElseThrow().status())
+                .isEqualTo(Reconfiguration.Status.FAILED);
+        assertThat(second.served("grow").at("/operation/failures/0").asText())
+                .contains("cannot follow it on")
+                .contains("rhino.rescale.flink-rest-address");
+        assertThat(record("grow", ".ended.json")).exists();
+    }
+
+    @Test
     void aRecordThatCannotBeReadIsSkippedAndTheOthersAreTakenOver() throws Exception {
         JobManager first = new JobManager();
         first.start(

@@ -225,7 +225,7 @@ class RequestJournalsTest {
                 .get(30, TimeUnit.SECONDS);
         assertThat(taken.status()).isEqualTo(Reconfiguration.Status.FAILED);
         assertThat(taken.failures().get(0)).contains("does not run at parallelism 3");
-        second.journals.awaitIdle();
+        awaitWritten(second, record("grow", ".ended.json"));
         assertThat(record("grow", ".ended.json")).exists();
 
         JobManager third = new JobManager();
@@ -337,6 +337,19 @@ class RequestJournalsTest {
                 .hasMessageContaining("rhino.rest.request-journal.dir")
                 .hasMessageContaining("relative/dir")
                 .hasMessageContaining("absolute");
+    }
+
+    /**
+     * The end is queued by the thread that ended the request, which may do so after this test saw
+     * the end: wait for the queue until the record is there, for at most 30 s.
+     */
+    private static void awaitWritten(JobManager jobManager, java.nio.file.Path record)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.exists(record) && System.nanoTime() < deadline) {
+            jobManager.journals.awaitIdle();
+            Thread.sleep(10);
+        }
     }
 
     private java.nio.file.Path record(String requestId, String suffix) {

@@ -17,13 +17,17 @@ package io.rhino.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rhino.core.routing.RoutingTable;
+import io.rhino.flink.api.RhinoKeyedStreamOptions;
+import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
+import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
+import io.rhino.flink.testjobs.Throttle;
 import io.rhino.handover.HandoverManager;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +37,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -41,9 +46,12 @@ import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -155,6 +163,94 @@ class RestoreAtAnotherParallelismITCase {
         }
     }
 
+    /**
+     * A retained unaligned checkpoint that holds records in flight to the gates, taken at 4
+     * subtasks after handovers scattered the vnodes, restored at 5 with {@code rhino.vnodes} unset:
+     * the job built at 5 would cut 20 vnodes, the checkpoint holds 16 (5 of the 40 keys have
+     * another owner at 5 under 20 vnodes than under 16). Flink hands every new gate all in-flight
+     * records and keeps at each those the edge's partitioner selects, which must follow the
+     * restored vnodes: with the job's, records reach gates that do not own them and the job fails
+     * at every restore of that checkpoint.
+     */
+    @Test
+    void restoresInFlightRecordsOfAnUnalignedCheckpointByTheRestoredVnodes(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        List<String> reference = CountPerKeyRuns.plainFlink(3, EVENTS, KEYS);
+        String runId = "unaligned-rescale-" + UUID.randomUUID();
+
+        // keyed operators slower than the source (chained to them, 4 x 100 records/s) back up the
+        // gates' input channels, which are then all the gates' tasks persist in flight
+        JobClient first =
+                throttledCounts(environment(4, null, true), runId, new Throttle<>(1, 10))
+                        .executeAsync("before");
+        JobID firstId = first.getJobID();
+        HandoverManager manager =
+                RhinoHandovers.awaitReady(firstId, "counts", Duration.ofSeconds(60));
+        CountPerKeyRuns.scatter(manager);
+        RoutingTable stopped = manager.routingTable();
+        long afterScatter = RhinoClusters.latestCompletedCheckpointId(miniCluster, firstId);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (RhinoClusters.persistedInFlightBytesOfGates(miniCluster, firstId, afterScatter)
+                == 0) {
+            assertThat(System.nanoTime())
+                    .as("a checkpoint with records in flight")
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        first.cancel().get(60, TimeUnit.SECONDS);
+        Path retained =
+                CheckpointFiles.latestCompletedCheckpoint(
+                                checkpoints.resolve(firstId.toHexString()))
+                        .orElseThrow();
+        long retainedId = Long.parseLong(retained.getFileName().toString().substring(4));
+        assertThat(
+                        RhinoClusters.persistedInFlightBytesOfGates(
+                                miniCluster, firstId, retainedId - 1))
+                .as("records in flight to the gates in the retained checkpoint %s", retained)
+                .isPositive();
+        List<String> output = new ArrayList<>(ResultSink.take(runId));
+        ReleasableRate.release(runId);
+
+        JobClient second =
+                throttledCounts(
+                                environment(5, retained.toUri().toString(), true),
+                                runId,
+                                new Throttle<>(Integer.MAX_VALUE, 0))
+                        .executeAsync("after");
+        HandoverManager restored =
+                RhinoHandovers.awaitReady(second.getJobID(), "counts", Duration.ofSeconds(60));
+        assertThat(restored.routingTable().layout()).isEqualTo(stopped.layout());
+        assertThat(restored.routingTable().parallelism()).isEqualTo(5);
+        second.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        output.addAll(ResultSink.take(runId));
+        Multisets.assertSameMultiset("counts across the rescale", reference, new TreeSet<>(output));
+    }
+
+    private static StreamExecutionEnvironment throttledCounts(
+            StreamExecutionEnvironment env, String runId, Throttle<String> throttle) {
+        DataStream<Tuple3<Long, Long, Long>> events =
+                Events.stream(
+                                env,
+                                "events",
+                                3,
+                                EVENTS,
+                                5,
+                                KEYS,
+                                new ReleasableRate(runId, EVENTS_PER_SECOND),
+                                1)
+                        .uid("events");
+        RhinoStreams.keyBy(
+                        events,
+                        new ShapeFunctions.ByKey(),
+                        RhinoKeyedStreamOptions.builder("counts").build())
+                .process(new ShapeFunctions.CountPerKey())
+                .map(throttle)
+                .uid("throttle")
+                .sinkTo(new ResultSink(runId))
+                .uid("results");
+        return env;
+    }
+
     private String stop(JobClient job, Restore restore, String runId) throws Exception {
         Thread.sleep(1_000); // some records and a checkpoint after the handover
         ReleasableRate.pause(runId); // checkpoints go on; the source emits nothing more
@@ -206,7 +302,16 @@ class RestoreAtAnotherParallelismITCase {
     }
 
     private StreamExecutionEnvironment environment(int parallelism, String restorePath) {
+        return environment(parallelism, restorePath, false);
+    }
+
+    private StreamExecutionEnvironment environment(
+            int parallelism, String restorePath, boolean unaligned) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        if (unaligned) {
+            config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+            config.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
+        }
         config.set(PipelineOptions.AUTO_GENERATE_UIDS, false);
         config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());

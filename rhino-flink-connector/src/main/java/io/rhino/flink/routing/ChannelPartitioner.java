@@ -16,6 +16,7 @@ package io.rhino.flink.routing;
 
 import io.rhino.core.routing.RescaleAssignment;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.state.RhinoTaskRegistry;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
 import org.apache.flink.runtime.plugable.SerializationDelegate;
@@ -35,8 +36,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>At a restore at another parallelism Flink hands every new gate all in-flight elements ({@link
  * SubtaskStateMapper#FULL}) and keeps, at each, those a {@link #copy()} of this partitioner selects
  * for it. Those elements were routed by the old table; the copy selects the owner of the record's
- * vnode in the rescaled one ({@link RescaleAssignment}), which is what the restored gates own.
- * Flink copies a partitioner only for that filter; the routers' writers use a serialized clone.
+ * vnode in the rescaled one ({@link RescaleAssignment}), which is what the restored gates own. The
+ * vnodes are those the task's backend restored, which differ from the job's when it was built at
+ * another parallelism with {@code rhino.vnodes} unset (the restored count wins). Flink copies a
+ * partitioner only for that filter; the routers' writers use a serialized clone.
  */
 public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<T>> {
 
@@ -45,10 +48,12 @@ public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<
     private final KeySelector<T, ?> keySelector;
     private final VnodeLayout layout;
     private final boolean filtersRescaledState;
+    private transient VnodeLayout restoredLayout; // the filter's: read at its first record
 
     /**
      * @param keySelector the Rhino keyed stream's key selector
-     * @param layout the operator's vnodes: those of the state an unaligned checkpoint restores
+     * @param layout the operator's vnodes as the job was built; a restore's filter follows those
+     *     its task's backend restored
      */
     public ChannelPartitioner(KeySelector<T, ?> keySelector, VnodeLayout layout) {
         this(keySelector, layout, false);
@@ -85,12 +90,16 @@ public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<
             // markers are stale after the restore and ignored; keep each at one gate
             return Math.floorMod(element.channel(), numberOfChannels);
         }
+        if (restoredLayout == null) {
+            // Flink filters on the task's thread, after its operators restored their state
+            restoredLayout = RhinoTaskRegistry.restoredLayoutOfThisTask().orElse(layout);
+        }
         try {
             int keyGroup =
                     KeyGroupRangeAssignment.assignToKeyGroup(
-                            keySelector.getKey(element.value()), layout.numKeyGroups());
+                            keySelector.getKey(element.value()), restoredLayout.numKeyGroups());
             return RescaleAssignment.ownerOf(
-                    layout, numberOfChannels, layout.vnodeOfKeyGroup(keyGroup));
+                    restoredLayout, numberOfChannels, restoredLayout.vnodeOfKeyGroup(keyGroup));
         } catch (Exception e) {
             throw new IllegalStateException(
                     "The key of a record in flight at the restored checkpoint cannot be read", e);

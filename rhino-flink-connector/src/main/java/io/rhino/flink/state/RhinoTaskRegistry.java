@@ -14,6 +14,7 @@
 
 package io.rhino.flink.state;
 
+import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.util.Map;
 import java.util.Optional;
@@ -39,6 +40,11 @@ public final class RhinoTaskRegistry {
     private static final Map<ExecutionAttemptID, VnodeKeyedStateBackend<?>> BACKEND_BY_TASK =
             new ConcurrentHashMap<>();
 
+    // Flink initialises a task's operators and filters its restored in-flight records on the
+    // task's own thread: the gate's filter reads here which vnodes the backend restored
+    private static final ThreadLocal<VnodeLayout> RESTORED_LAYOUT_OF_TASK_THREAD =
+            new ThreadLocal<>();
+
     private RhinoTaskRegistry() {}
 
     /**
@@ -57,6 +63,7 @@ public final class RhinoTaskRegistry {
     public static void unregisterGate(ExecutionAttemptID task) {
         GATE_BY_TASK.remove(task);
         BACKEND_BY_TASK.remove(task);
+        RESTORED_LAYOUT_OF_TASK_THREAD.remove();
     }
 
     /** The Rhino operator of the task, if its chain starts with a Rhino gate. */
@@ -69,8 +76,19 @@ public final class RhinoTaskRegistry {
         return Optional.ofNullable(GATE_BY_TASK.get(task)).map(Gate::replicas);
     }
 
+    /** Called on the task's thread once the backend restored its vnodes. */
     static void registerBackend(ExecutionAttemptID task, VnodeKeyedStateBackend<?> backend) {
         BACKEND_BY_TASK.put(task, backend);
+        RESTORED_LAYOUT_OF_TASK_THREAD.set(backend.layout());
+    }
+
+    /**
+     * The vnodes the Rhino backend of the task running on this thread restored, once restored. They
+     * can differ from those the job was built with: a job resubmitted at another parallelism with
+     * {@code rhino.vnodes} unset restores the vnode count of its checkpoint.
+     */
+    public static Optional<VnodeLayout> restoredLayoutOfThisTask() {
+        return Optional.ofNullable(RESTORED_LAYOUT_OF_TASK_THREAD.get());
     }
 
     /** The vnode backend of the task's Rhino operator, once its state is initialised. */

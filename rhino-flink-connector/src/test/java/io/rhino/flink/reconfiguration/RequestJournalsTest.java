@@ -24,7 +24,6 @@ import io.rhino.flink.config.RhinoRuntimeSettings;
 import io.rhino.handover.operation.OperationKind;
 import io.rhino.handover.operation.OperationStep;
 import io.rhino.handover.operation.Reconfiguration;
-import io.rhino.handover.operation.Reconfigurations;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -62,56 +61,14 @@ class RequestJournalsTest {
         settings = RhinoRuntimeSettings.from(config, Duration.ofSeconds(60));
     }
 
-    /** What one JobManager process holds. */
-    private final class JobManager {
-        final RequestJournals journals;
-        final Reconfigurations registry;
-        final RhinoDirectory directory;
-
-        JobManager() throws Exception {
-            RhinoDirectory[] self = new RhinoDirectory[1];
-            journals = new RequestJournals(() -> self[0]);
-            registry = new Reconfigurations(1_000, System::currentTimeMillis, journals);
-            directory =
-                    new RhinoDirectory() {
-                        @Override
-                        public List<OperatorView> operators() {
-                            return List.of(); // none runs yet: the job restarts
-                        }
-
-                        @Override
-                        public Reconfigurations reconfigurations() {
-                            return registry;
-                        }
-                    };
-            self[0] = directory;
-            journals.operatorRegistered(JOB, settings);
-            journals.awaitIdle();
-        }
-
-        Reconfiguration start(String id, OperationKind kind, String parameters, OperationStep step)
-                throws Exception {
-            Reconfiguration started =
-                    registry.start(
-                            id, kind, JOB, List.of(OPERATOR), parameters, () -> List.of(step));
-            journals.awaitIdle();
-            journals.awaitIdle(); // an end queued by the first
-            return started;
-        }
-
-        ObjectNode served(String id) {
-            return ReconfigurationStatusView.of(registry.get(id).orElseThrow(), directory);
-        }
-    }
-
     @Test
     void anEndedRequestIsAnsweredByTheNextJobManagerAsRecordedAndARetryGetsIt() throws Exception {
-        JobManager first = new JobManager();
+        JobManager first = new JobManager(JOB, settings);
         first.start(
                 "moved", OperationKind.MOVE, "moves=[3->1]", OperationStep.nothingToMove(OPERATOR));
         ObjectNode servedByFirst = first.served("moved");
 
-        JobManager second = new JobManager();
+        JobManager second = new JobManager(JOB, settings);
         Reconfiguration taken = second.registry.get("moved").orElseThrow();
         assertThat(taken.status()).isEqualTo(Reconfiguration.Status.COMPLETED);
         ObjectNode expected = servedByFirst.deepCopy();
@@ -133,7 +90,7 @@ class RequestJournalsTest {
 
     @Test
     void aStartIsOnDiskOnceAwaitedSoThatA202OutlivesItsJobManager() throws Exception {
-        JobManager jobManager = new JobManager();
+        JobManager jobManager = new JobManager(JOB, settings);
         Reconfiguration started =
                 jobManager.registry.start(
                         "answered",
@@ -155,7 +112,7 @@ class RequestJournalsTest {
     @Test
     void aLiveHandoverStillRunningWhenItsJobManagerWasLostIsReportedFailedFromThenOn()
             throws Exception {
-        JobManager first = new JobManager();
+        JobManager first = new JobManager(JOB, settings);
         first.start(
                 "in-flight",
                 OperationKind.MOVE,
@@ -167,7 +124,7 @@ class RequestJournalsTest {
                         new CompletableFuture<>()));
         assertThat(record("in-flight", ".ended.json")).doesNotExist();
 
-        JobManager second = new JobManager();
+        JobManager second = new JobManager(JOB, settings);
         assertThat(second.registry.get("in-flight").orElseThrow().status())
                 .isEqualTo(Reconfiguration.Status.FAILED);
         ObjectNode served = second.served("in-flight");
@@ -178,14 +135,14 @@ class RequestJournalsTest {
         assertThat(served.at("/operation/handovers/0/moves/0/vnode").asInt()).isEqualTo(3);
         assertThat(record("in-flight", ".ended.json")).exists();
 
-        JobManager third = new JobManager();
+        JobManager third = new JobManager(JOB, settings);
         assertThat(third.served("in-flight").at("/status/id").asText()).isEqualTo("FAILED");
     }
 
     @Test
     void aRestartRescaleStillRunningIsFollowedOnByTheNextJobManagerAndItsEndRecorded()
             throws Exception {
-        JobManager first = new JobManager();
+        JobManager first = new JobManager(JOB, settings);
         long requestedAt = System.currentTimeMillis();
         first.start(
                 "grow",
@@ -207,7 +164,7 @@ class RequestJournalsTest {
                                         "restart-began-at",
                                         requestedAt + 10)));
 
-        JobManager second = new JobManager();
+        JobManager second = new JobManager(JOB, settings);
         Reconfiguration taken = second.registry.get("grow").orElseThrow();
         assertThat(taken.recorded()).isEmpty();
         ObjectNode restart =
@@ -228,14 +185,14 @@ class RequestJournalsTest {
         awaitWritten(second, record("grow", ".ended.json"));
         assertThat(record("grow", ".ended.json")).exists();
 
-        JobManager third = new JobManager();
+        JobManager third = new JobManager(JOB, settings);
         assertThat(third.served("grow").at("/status/id").asText()).isEqualTo("FAILED");
         assertThat(third.registry.get("grow").orElseThrow().recorded()).isPresent();
     }
 
     @Test
     void aRestartRescaleTheNextJobManagerCannotFollowIsReportedFailedSayingWhy() throws Exception {
-        JobManager first = new JobManager();
+        JobManager first = new JobManager(JOB, settings);
         long requestedAt = System.currentTimeMillis();
         first.start(
                 "grow",
@@ -258,7 +215,7 @@ class RequestJournalsTest {
         Configuration withoutFlinkRest = new Configuration();
         withoutFlinkRest.set(RhinoOptions.REST_REQUEST_JOURNAL_DIR, root.toUri().toString());
         settings = RhinoRuntimeSettings.from(withoutFlinkRest, Duration.ofSeconds(60));
-        JobManager second = new JobManager();
+        JobManager second = new JobManager(JOB, settings);
         assertThat(second.registry.get("grow").orElseThrow().status())
                 .isEqualTo(Reconfiguration.Status.FAILED);
         assertThat(second.served("grow").at("/operation/failures/0").asText())
@@ -269,7 +226,7 @@ class RequestJournalsTest {
 
     @Test
     void aRecordThatCannotBeReadIsSkippedAndTheOthersAreTakenOver() throws Exception {
-        JobManager first = new JobManager();
+        JobManager first = new JobManager(JOB, settings);
         first.start(
                 "kept", OperationKind.MOVE, "moves=[3->1]", OperationStep.nothingToMove(OPERATOR));
         first.start(
@@ -278,7 +235,7 @@ class RequestJournalsTest {
         Files.writeString(record("cut", ".started.json"), "not json");
         Files.writeString(root.resolve(JOB).resolve(".tmp-left-by-a-lost-jobmanager"), "{");
 
-        JobManager second = new JobManager();
+        JobManager second = new JobManager(JOB, settings);
         assertThat(second.registry.get("kept")).isPresent();
         assertThat(second.registry.get("cut")).isEmpty();
         assertThat(root.resolve(JOB).resolve(".tmp-left-by-a-lost-jobmanager")).doesNotExist();
@@ -303,7 +260,7 @@ class RequestJournalsTest {
             journal.write("r" + i, RequestJournal.Record.ENDED, content);
         }
 
-        JobManager taking = new JobManager();
+        JobManager taking = new JobManager(JOB, settings);
         assertThat(taking.registry.get("r0")).isEmpty();
         assertThat(taking.registry.get("r2")).isEmpty();
         assertThat(taking.registry.get("r3")).isPresent();

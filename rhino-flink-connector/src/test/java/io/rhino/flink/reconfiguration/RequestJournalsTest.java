@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rhino.core.handover.VnodeMove;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.config.RhinoRuntimeSettings;
+import io.rhino.flink.testjobs.StallingFileSystemFactory;
 import io.rhino.handover.operation.OperationKind;
 import io.rhino.handover.operation.OperationStep;
 import io.rhino.handover.operation.Reconfiguration;
@@ -54,8 +55,12 @@ class RequestJournalsTest {
 
     @BeforeEach
     void settings() {
+        useJournalUnder(root.toUri().toString());
+    }
+
+    private void useJournalUnder(String directory) {
         Configuration config = new Configuration();
-        config.set(RhinoOptions.REST_REQUEST_JOURNAL_DIR, root.toUri().toString());
+        config.set(RhinoOptions.REST_REQUEST_JOURNAL_DIR, directory);
         config.set(RhinoOptions.RESCALE_FLINK_REST_ADDRESS, "http://127.0.0.1:1");
         config.set(RhinoOptions.RESCALE_RESTART_TIMEOUT, Duration.ofSeconds(1));
         settings = RhinoRuntimeSettings.from(config, Duration.ofSeconds(60));
@@ -90,23 +95,46 @@ class RequestJournalsTest {
 
     @Test
     void aStartIsOnDiskOnceAwaitedSoThatA202OutlivesItsJobManager() throws Exception {
+        useJournalUnder(StallingFileSystemFactory.SCHEME + "://" + root.toAbsolutePath());
         JobManager jobManager = new JobManager(JOB, settings);
-        Reconfiguration started =
-                jobManager.registry.start(
-                        "answered",
-                        OperationKind.MOVE,
-                        JOB,
-                        List.of(OPERATOR),
-                        "moves=[3->1]",
-                        () ->
-                                List.of(
-                                        new OperationStep(
-                                                OPERATOR,
-                                                Optional.empty(),
-                                                List.of(new VnodeMove(3, 0, 1)),
-                                                new CompletableFuture<>())));
-        jobManager.journals.awaitStartRecorded(started, Duration.ofSeconds(10));
-        assertThat(record("answered", ".started.json")).exists();
+        StallingFileSystemFactory.WriteStall hanging =
+                StallingFileSystemFactory.stallCreatesOf(".tmp-");
+        try {
+            Reconfiguration started =
+                    jobManager.registry.start(
+                            "answered",
+                            OperationKind.MOVE,
+                            JOB,
+                            List.of(OPERATOR),
+                            "moves=[3->1]",
+                            () ->
+                                    List.of(
+                                            new OperationStep(
+                                                    OPERATOR,
+                                                    Optional.empty(),
+                                                    List.of(new VnodeMove(3, 0, 1)),
+                                                    new CompletableFuture<>())));
+            assertThat(hanging.awaitStalledCreate(10, TimeUnit.SECONDS)).isTrue();
+
+            // the storage hangs: the 202 is answered after the wait's timeout, unrecorded
+            jobManager.journals.awaitStartRecorded(started, Duration.ofMillis(200));
+            assertThat(record("answered", ".started.json")).doesNotExist();
+
+            // the storage answers again while a 202 waits: it is answered once recorded
+            CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            Thread.sleep(300);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        hanging.release();
+                    });
+            jobManager.journals.awaitStartRecorded(started, Duration.ofSeconds(10));
+            assertThat(record("answered", ".started.json")).exists();
+        } finally {
+            hanging.release();
+        }
     }
 
     @Test

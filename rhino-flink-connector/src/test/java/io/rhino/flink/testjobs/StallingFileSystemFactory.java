@@ -19,6 +19,7 @@ import java.net.URI;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystemFactory;
 import org.apache.flink.core.fs.Path;
@@ -28,7 +29,8 @@ import org.apache.flink.core.fs.local.LocalFileSystem;
  * The {@code stalling://} file system: local files that Flink treats as remote storage, where
  * reading one chosen file stalls, as a download from a checkpoint storage that stopped answering
  * does, until its stream is closed. Flink's cancellation closes a restore's streams through its
- * cancel registry; a test can show what the restore does then.
+ * cancel registry; a test can show what the restore does then. Creating files whose names start
+ * with a chosen prefix can stall too, as a write to a storage that hangs, until released.
  */
 public final class StallingFileSystemFactory implements FileSystemFactory {
 
@@ -43,9 +45,58 @@ public final class StallingFileSystemFactory implements FileSystemFactory {
         return stall;
     }
 
+    private static volatile WriteStall armedWrites;
+
     /** Reads no longer stall. */
     public static void disarm() {
         armed = null;
+    }
+
+    /**
+     * From now on, creating a file whose name starts with {@code namePrefix} stalls until the
+     * returned stall is released (which also disarms it).
+     */
+    public static WriteStall stallCreatesOf(String namePrefix) {
+        WriteStall stall = new WriteStall(namePrefix);
+        armedWrites = stall;
+        return stall;
+    }
+
+    /** Creates of files a {@link #stallCreatesOf} prefix names; releasing lets them go on. */
+    public static final class WriteStall {
+        private final String namePrefix;
+        private final CountDownLatch released = new CountDownLatch(1);
+        private final CountDownLatch creating = new CountDownLatch(1);
+
+        private WriteStall(String namePrefix) {
+            this.namePrefix = namePrefix;
+        }
+
+        /** Waits until a create stalls; false if none did within the timeout. */
+        public boolean awaitStalledCreate(long timeout, TimeUnit unit) throws InterruptedException {
+            return creating.await(timeout, unit);
+        }
+
+        /** Lets stalled and later creates go on. */
+        public void release() {
+            if (armedWrites == this) {
+                armedWrites = null;
+            }
+            released.countDown();
+        }
+
+        private void stallIfNamed(Path f) throws IOException {
+            if (!f.getName().startsWith(namePrefix)) {
+                return;
+            }
+            creating.countDown();
+            try {
+                released.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while creating " + f, e);
+            }
+        }
     }
 
     @Override
@@ -77,6 +128,15 @@ public final class StallingFileSystemFactory implements FileSystemFactory {
         @Override
         public URI getUri() {
             return URI.create(SCHEME + ":///");
+        }
+
+        @Override
+        public FSDataOutputStream create(Path f, WriteMode overwrite) throws IOException {
+            WriteStall stall = armedWrites;
+            if (stall != null) {
+                stall.stallIfNamed(f);
+            }
+            return super.create(f, overwrite);
         }
 
         @Override

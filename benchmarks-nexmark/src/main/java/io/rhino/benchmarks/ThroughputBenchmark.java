@@ -19,6 +19,7 @@ import io.rhino.benchmarks.cli.Args;
 import io.rhino.benchmarks.cli.BenchmarkMain;
 import io.rhino.benchmarks.cluster.EmbeddedCluster;
 import io.rhino.benchmarks.harness.RatioReport;
+import io.rhino.benchmarks.harness.WindowProfile;
 import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.state.RhinoStateBackendFactory;
 import java.io.IOException;
@@ -34,6 +35,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -101,9 +103,19 @@ public final class ThroughputBenchmark {
 
     /** One measured run. */
     public record RunResult(
-            Sut sut, int run, long records, double seconds, long completedCheckpoints) {
+            Sut sut,
+            int run,
+            long records,
+            double seconds,
+            long completedCheckpoints,
+            double cpuSeconds) {
         public double recordsPerSecond() {
             return records / seconds;
+        }
+
+        /** The whole process's CPU per 1,000 records, from submission to the job's end. */
+        public double cpuMillisPerThousandRecords() {
+            return cpuSeconds * 1e6 / records;
         }
     }
 
@@ -244,14 +256,19 @@ public final class ThroughputBenchmark {
                                 ? new Sut[] {Sut.RHINO, Sut.PLAIN}
                                 : new Sut[] {Sut.PLAIN, Sut.RHINO};
                 for (Sut sut : order) {
+                    WindowProfile profile = WindowProfile.start(sut.label() + "-run" + run);
+                    long cpuBefore = processCpuNanos();
                     Timed timed = runOnce(cluster, sut, settings, settings.records(), workDir);
+                    long cpuNanos = processCpuNanos() - cpuBefore;
+                    profile.stop();
                     results.add(
                             new RunResult(
                                     sut,
                                     run,
                                     settings.records(),
                                     timed.seconds(),
-                                    timed.completedCheckpoints()));
+                                    timed.completedCheckpoints(),
+                                    cpuNanos / 1e9));
                     LOG.info(
                             "run {}    {}: {}",
                             run,
@@ -263,6 +280,13 @@ public final class ThroughputBenchmark {
             EmbeddedCluster.deleteRecursively(workDir);
         }
         return results;
+    }
+
+    /** The CPU time this JVM (the embedded cluster and the job) used so far. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** A run's seconds from RUNNING to FINISHED, and the checkpoints it completed meanwhile. */
@@ -358,20 +382,27 @@ public final class ThroughputBenchmark {
         LOG.info(
                 "ratio    rhino / flink-rocksdb = {}",
                 String.format(Locale.ROOT, "%.3f", rhino / plain));
-        RatioReport.Row paired = pairedRatio(results);
-        if (!paired.ratios().isEmpty()) {
-            double[] interval = paired.interval();
-            LOG.info(
-                    "paired   rhino / flink-rocksdb per run {}: mean {} (95% interval {} to {}),"
-                            + " {}",
-                    paired.ratios().stream()
-                            .map(r -> String.format(Locale.ROOT, "%.3f", r))
-                            .toList(),
-                    String.format(Locale.ROOT, "%.3f", paired.meanStd().mean()),
-                    String.format(Locale.ROOT, "%.3f", interval[0]),
-                    String.format(Locale.ROOT, "%.3f", interval[1]),
-                    paired.verdict());
+        logPaired(pairedRatio(results));
+        logPaired(
+                pairedRatio(
+                        results,
+                        RunResult::cpuMillisPerThousandRecords,
+                        "CPU ms per 1000 records"));
+    }
+
+    private static void logPaired(RatioReport.Row paired) {
+        if (paired.ratios().isEmpty()) {
+            return;
         }
+        double[] interval = paired.interval();
+        LOG.info(
+                "paired   rhino / flink-rocksdb {} per run {}: mean {} (95% interval {} to {}), {}",
+                paired.figure(),
+                paired.ratios().stream().map(r -> String.format(Locale.ROOT, "%.3f", r)).toList(),
+                String.format(Locale.ROOT, "%.3f", paired.meanStd().mean()),
+                String.format(Locale.ROOT, "%.3f", interval[0]),
+                String.format(Locale.ROOT, "%.3f", interval[1]),
+                paired.verdict());
     }
 
     /**
@@ -379,16 +410,22 @@ public final class ThroughputBenchmark {
      * after the other, on the same JVM and machine state), in run order.
      */
     static RatioReport.Row pairedRatio(List<RunResult> results) {
+        return pairedRatio(results, RunResult::recordsPerSecond, "records/s");
+    }
+
+    /** As {@link #pairedRatio(List)}, of another figure of the runs. */
+    static RatioReport.Row pairedRatio(
+            List<RunResult> results, ToDoubleFunction<RunResult> figure, String figureName) {
         Map<Integer, Double> plain = new TreeMap<>();
         results.stream()
                 .filter(r -> r.sut() == Sut.PLAIN)
-                .forEach(r -> plain.put(r.run(), r.recordsPerSecond()));
+                .forEach(r -> plain.put(r.run(), figure.applyAsDouble(r)));
         List<Double> ratios = new ArrayList<>();
         results.stream()
                 .filter(r -> r.sut() == Sut.RHINO && plain.containsKey(r.run()))
                 .sorted(java.util.Comparator.comparingInt(RunResult::run))
-                .forEach(r -> ratios.add(r.recordsPerSecond() / plain.get(r.run())));
-        return new RatioReport.Row("sliding-window", Sut.RHINO.label(), "records/s", ratios);
+                .forEach(r -> ratios.add(figure.applyAsDouble(r) / plain.get(r.run())));
+        return new RatioReport.Row("sliding-window", Sut.RHINO.label(), figureName, ratios);
     }
 
     /** The median records per second of {@code sut}'s runs. */
@@ -417,18 +454,22 @@ public final class ThroughputBenchmark {
         }
         try (PrintWriter writer =
                 new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
-            writer.println("sut,run,records,seconds,records_per_second,completed_checkpoints");
+            writer.println(
+                    "sut,run,records,seconds,records_per_second,completed_checkpoints,cpu_seconds,"
+                            + "cpu_ms_per_1000_records");
             for (RunResult result : results) {
                 writer.println(
                         String.format(
                                 Locale.ROOT,
-                                "%s,%d,%d,%.3f,%.1f,%d",
+                                "%s,%d,%d,%.3f,%.1f,%d,%.2f,%.2f",
                                 result.sut().label(),
                                 result.run(),
                                 result.records(),
                                 result.seconds(),
                                 result.recordsPerSecond(),
-                                result.completedCheckpoints()));
+                                result.completedCheckpoints(),
+                                result.cpuSeconds(),
+                                result.cpuMillisPerThousandRecords()));
             }
         }
     }

@@ -52,19 +52,27 @@ class ThroughputBenchmarkTest {
         List<String> lines = Files.readAllLines(csv);
         assertThat(lines).hasSize(3);
         assertThat(lines.get(0))
-                .isEqualTo("sut,run,records,seconds,records_per_second,completed_checkpoints");
+                .isEqualTo(
+                        "sut,run,records,seconds,records_per_second,completed_checkpoints,"
+                                + "cpu_seconds,cpu_ms_per_1000_records");
         assertThat(lines.subList(1, 3))
                 .extracting(line -> line.split(",")[0])
                 .containsExactlyInAnyOrder("rhino", "flink-rocksdb");
         for (String row : lines.subList(1, 3)) {
             String[] cells = row.split(",");
-            assertThat(cells).hasSize(6);
+            assertThat(cells).hasSize(8);
             assertThat(cells[1]).isEqualTo("1");
             assertThat(cells[2]).isEqualTo("20000");
             assertThat(Double.parseDouble(cells[3])).isPositive();
             assertThat(Double.parseDouble(cells[4])).isPositive();
             // with checkpointing on, a bounded job's tasks finish only after a final checkpoint
             assertThat(Long.parseLong(cells[5])).as("completed checkpoints of " + row).isPositive();
+            // the whole JVM's CPU over the run, per 1,000 records
+            assertThat(Double.parseDouble(cells[6])).isPositive();
+            assertThat(Double.parseDouble(cells[7]))
+                    .isCloseTo(
+                            Double.parseDouble(cells[6]) * 1e6 / 20_000,
+                            org.assertj.core.data.Percentage.withPercentage(1));
         }
     }
 
@@ -72,11 +80,11 @@ class ThroughputBenchmarkTest {
     void pairsEachRunsRatesInRunOrder() {
         List<RunResult> results =
                 List.of(
-                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 2, 1000, 2.0, 0),
-                        new RunResult(ThroughputBenchmark.Sut.RHINO, 1, 1000, 1.0, 0),
-                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 1, 1000, 2.0, 0),
-                        new RunResult(ThroughputBenchmark.Sut.RHINO, 2, 1000, 4.0, 0),
-                        new RunResult(ThroughputBenchmark.Sut.RHINO, 3, 1000, 1.0, 0));
+                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 2, 1000, 2.0, 0, 1.0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 1, 1000, 1.0, 0, 1.0),
+                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 1, 1000, 2.0, 0, 1.0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 2, 1000, 4.0, 0, 1.0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 3, 1000, 1.0, 0, 1.0));
 
         // run 3 has no plain Flink run to pair with
         assertThat(ThroughputBenchmark.pairedRatio(results).ratios()).containsExactly(2.0, 0.5);

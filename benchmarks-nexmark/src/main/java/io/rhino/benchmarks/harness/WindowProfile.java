@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * thread group. {@code -Drhino.bench.profile.event=alloc} profiles allocations instead, counting
  * bytes.
  */
-final class WindowProfile {
+public final class WindowProfile {
 
     static final String DIRECTORY_PROPERTY = "rhino.bench.profile.dir";
 
@@ -56,6 +56,15 @@ final class WindowProfile {
 
     /** Starts a profile for this run's window, or nothing without the property. */
     static WindowProfile startFor(ScenarioContext context) {
+        // the run id names the scenario, system and repetition with slashes
+        return start(context.runId());
+    }
+
+    /**
+     * Starts a profile written as {@code <name>.collapsed} under {@code rhino.bench.profile.dir},
+     * or nothing without the property.
+     */
+    public static WindowProfile start(String runName) {
         String directory = System.getProperty(DIRECTORY_PROPERTY);
         if (directory == null || directory.isBlank()) {
             return NONE;
@@ -69,8 +78,7 @@ final class WindowProfile {
                             + event
                             + (event.equals("cpu") ? ",interval=2ms" : "")
                             + ",threads");
-            // the run id names the scenario, system and repetition with slashes
-            String name = context.runId().replaceAll("[^A-Za-z0-9._-]+", "_");
+            String name = runName.replaceAll("[^A-Za-z0-9._-]+", "_");
             return new WindowProfile(
                     profiler,
                     dir.resolve(name + ".collapsed"),
@@ -83,7 +91,7 @@ final class WindowProfile {
     }
 
     /** Stops the profile and writes it, if there is one. */
-    void stop() {
+    public void stop() {
         if (profiler == null) {
             return;
         }

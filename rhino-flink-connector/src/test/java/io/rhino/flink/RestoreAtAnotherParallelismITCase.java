@@ -228,17 +228,7 @@ class RestoreAtAnotherParallelismITCase {
 
     private static StreamExecutionEnvironment throttledCounts(
             StreamExecutionEnvironment env, String runId, Throttle<String> throttle) {
-        DataStream<Tuple3<Long, Long, Long>> events =
-                Events.stream(
-                                env,
-                                "events",
-                                3,
-                                EVENTS,
-                                5,
-                                KEYS,
-                                new ReleasableRate(runId, EVENTS_PER_SECOND),
-                                1)
-                        .uid("events");
+        DataStream<Tuple3<Long, Long, Long>> events = events(env, runId);
         RhinoStreams.keyBy(
                         events,
                         new ShapeFunctions.ByKey(),
@@ -284,19 +274,24 @@ class RestoreAtAnotherParallelismITCase {
         };
     }
 
+    /** The runs' input, paced and released per run. */
+    private static DataStream<Tuple3<Long, Long, Long>> events(
+            StreamExecutionEnvironment env, String runId) {
+        return Events.stream(
+                        env,
+                        "events",
+                        3,
+                        EVENTS,
+                        5,
+                        KEYS,
+                        new ReleasableRate(runId, EVENTS_PER_SECOND),
+                        1)
+                .uid("events");
+    }
+
     private static StreamExecutionEnvironment countPerKey(
             StreamExecutionEnvironment env, String runId, Integer vnodes) {
-        DataStream<Tuple3<Long, Long, Long>> events =
-                Events.stream(
-                                env,
-                                "events",
-                                3,
-                                EVENTS,
-                                5,
-                                KEYS,
-                                new ReleasableRate(runId, EVENTS_PER_SECOND),
-                                1)
-                        .uid("events");
+        DataStream<Tuple3<Long, Long, Long>> events = events(env, runId);
         CountPerKeyRuns.rhinoCounts(events, runId, vnodes);
         return env;
     }

@@ -172,25 +172,16 @@ class RequestJournalsTest {
             throws Exception {
         JobManager first = new JobManager(JOB, settings);
         long requestedAt = System.currentTimeMillis();
-        first.start(
+        startRescaleFromTwoToThree(
+                first,
                 "grow",
-                OperationKind.RESCALE,
-                "active-subtasks=3, allow-restart",
-                OperationStep.reported(
-                        OPERATOR,
-                        new CompletableFuture<>(),
-                        () ->
-                                Map.of(
-                                        "phase",
-                                        "RESTARTING",
-                                        "from-parallelism",
-                                        2,
-                                        "to-parallelism",
-                                        3,
-                                        "requested-at",
-                                        requestedAt,
-                                        "restart-began-at",
-                                        requestedAt + 10)));
+                Map.of(
+                        "phase",
+                        "RESTARTING",
+                        "requested-at",
+                        requestedAt,
+                        "restart-began-at",
+                        requestedAt + 10));
 
         JobManager second = new JobManager(JOB, settings);
         Reconfiguration taken = second.registry.get("grow").orElseThrow();
@@ -222,23 +213,8 @@ class RequestJournalsTest {
     void aRestartRescaleTheNextJobManagerCannotFollowIsReportedFailedSayingWhy() throws Exception {
         JobManager first = new JobManager(JOB, settings);
         long requestedAt = System.currentTimeMillis();
-        first.start(
-                "grow",
-                OperationKind.RESCALE,
-                "active-subtasks=3, allow-restart",
-                OperationStep.reported(
-                        OPERATOR,
-                        new CompletableFuture<>(),
-                        () ->
-                                Map.of(
-                                        "phase",
-                                        "REQUESTED",
-                                        "from-parallelism",
-                                        2,
-                                        "to-parallelism",
-                                        3,
-                                        "requested-at",
-                                        requestedAt)));
+        startRescaleFromTwoToThree(
+                first, "grow", Map.of("phase", "REQUESTED", "requested-at", requestedAt));
 
         Configuration withoutFlinkRest = new Configuration();
         withoutFlinkRest.set(RhinoOptions.REST_REQUEST_JOURNAL_DIR, root.toUri().toString());
@@ -322,6 +298,22 @@ class RequestJournalsTest {
                 .hasMessageContaining("rhino.rest.request-journal.dir")
                 .hasMessageContaining("relative/dir")
                 .hasMessageContaining("absolute");
+    }
+
+    /**
+     * Starts a restart-based rescale of {@link #OPERATOR} from 2 to 3 subtasks that never ends by
+     * itself, reporting {@code phase} (its phase and times) beside the two parallelisms.
+     */
+    private static void startRescaleFromTwoToThree(
+            JobManager jobManager, String requestId, Map<String, Object> phase) throws Exception {
+        Map<String, Object> report = new java.util.HashMap<>(phase);
+        report.put("from-parallelism", 2);
+        report.put("to-parallelism", 3);
+        jobManager.start(
+                requestId,
+                OperationKind.RESCALE,
+                "active-subtasks=3, allow-restart",
+                OperationStep.reported(OPERATOR, new CompletableFuture<>(), () -> report));
     }
 
     /**

@@ -14,9 +14,8 @@
 
 package io.rhino.deployment;
 
+import io.rhino.replication.testing.StablePorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -236,10 +235,9 @@ final class FlinkSession implements AutoCloseable {
         return Arrays.stream(options.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
     }
 
+    /** A port for a process of the session to bind, outside the ephemeral range. */
     static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return StablePorts.next();
     }
 
     /** Writes {@code config} as a Flink configuration directory's config.yaml. */

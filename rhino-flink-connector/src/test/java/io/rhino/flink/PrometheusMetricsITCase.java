@@ -31,8 +31,8 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.SkewedEvents;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.handover.HandoverManager;
+import io.rhino.replication.testing.StablePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -239,8 +239,8 @@ class PrometheusMetricsITCase {
     }
 
     private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+        try {
+            return StablePorts.next();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

@@ -16,6 +16,7 @@ package io.rhino.flink.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rhino.replication.testing.StablePorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

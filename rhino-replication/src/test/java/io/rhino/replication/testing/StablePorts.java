@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package io.rhino.flink.cluster;
+package io.rhino.replication.testing;
 
 import java.io.IOException;
 import java.net.BindException;
@@ -26,13 +26,13 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Ports for servers that a killed and restarted process binds again (a JobManager's REST and RPC
- * ports, Rhino's REST port, a TaskManager's replication port), chosen below the kernel's ephemeral
- * range. A port from that range, free when chosen, can meanwhile be the local port of any outgoing
- * connection on the machine (a TaskManager reconnecting, a client polling), and the restarted
- * process then cannot bind it for as long as that connection lives.
+ * Ports for servers that another process binds later, perhaps again after a restart (a JobManager's
+ * REST and RPC ports, Rhino's REST port, a TaskManager's replication port), chosen below the
+ * kernel's ephemeral range. A port from that range, free when chosen, can meanwhile be the local
+ * port of any outgoing connection on the machine (a TaskManager reconnecting, a client polling),
+ * and the restarted process then cannot bind it for as long as that connection lives.
  */
-final class StablePorts {
+public final class StablePorts {
 
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private static final int LOWEST = 10_000;
@@ -45,7 +45,7 @@ final class StablePorts {
     private StablePorts() {}
 
     /** A port free on the loopback address now, below the ephemeral range. */
-    static synchronized int next() throws IOException {
+    public static synchronized int next() throws IOException {
         int below = ephemeralLow();
         for (int attempt = 0; attempt < 1_000; attempt++) {
             int port = ThreadLocalRandom.current().nextInt(LOWEST, below);

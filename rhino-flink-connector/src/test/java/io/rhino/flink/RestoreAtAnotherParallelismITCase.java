@@ -22,6 +22,7 @@ import io.rhino.flink.api.RhinoStreams;
 import io.rhino.flink.coordination.RhinoHandovers;
 import io.rhino.flink.testjobs.CheckpointFiles;
 import io.rhino.flink.testjobs.Events;
+import io.rhino.flink.testjobs.FailOnDemand;
 import io.rhino.flink.testjobs.Multisets;
 import io.rhino.flink.testjobs.ReleasableRate;
 import io.rhino.flink.testjobs.ResultSink;
@@ -33,19 +34,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -57,6 +63,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -164,24 +171,36 @@ class RestoreAtAnotherParallelismITCase {
     }
 
     /**
-     * A retained unaligned checkpoint that holds records in flight to the gates, taken at 4
-     * subtasks after handovers scattered the vnodes, restored at 5 with {@code rhino.vnodes} unset:
-     * the job built at 5 would cut 20 vnodes, the checkpoint holds 16 (5 of the 40 keys have
-     * another owner at 5 under 20 vnodes than under 16). Flink hands every new gate all in-flight
-     * records and keeps at each those the edge's partitioner selects, which must follow the
-     * restored vnodes: with the job's, records reach gates that do not own them and the job fails
-     * at every restore of that checkpoint.
+     * A retained unaligned checkpoint that holds records and markers in flight to the gates, taken
+     * at 4 subtasks after handovers scattered the vnodes, restored without a failover (restarts
+     * off):
+     *
+     * <ul>
+     *   <li>at 5 with {@code rhino.vnodes} unset: the job built at 5 would cut 20 vnodes, the
+     *       checkpoint holds 16 (5 of the 40 keys have another owner at 5 under 20 vnodes than
+     *       under 16). Flink hands every new gate all in-flight records and keeps at each those the
+     *       edge's partitioner selects, which must follow the restored vnodes;
+     *   <li>at 4 re-cut into 32 vnodes: Flink replays each channel into the same gate, whose re-cut
+     *       vnodes keep their owners.
+     * </ul>
+     *
+     * In both, replayed markers name subtasks or vnodes the restore renumbered; a gate that took
+     * one for a live handover waited for a vnode nobody ships, or gave one away.
      */
-    @Test
+    @ParameterizedTest(name = "restored at {0} subtasks, rhino.vnodes {1}")
+    @CsvSource(
+            value = {"5, null", "4, 32", "4, null"},
+            nullValues = "null")
     void restoresInFlightRecordsOfAnUnalignedCheckpointByTheRestoredVnodes(
-            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+            int after, Integer vnodesAfter, @InjectMiniCluster MiniCluster miniCluster)
+            throws Exception {
         List<String> reference = CountPerKeyRuns.plainFlink(3, EVENTS, KEYS);
         String runId = "unaligned-rescale-" + UUID.randomUUID();
 
         // keyed operators slower than the source (chained to them, 4 x 100 records/s) back up the
         // gates' input channels, which are then all the gates' tasks persist in flight
         JobClient first =
-                throttledCounts(environment(4, null, true), runId, new Throttle<>(1, 10))
+                throttledCounts(environment(4, null, true), runId, null, new Throttle<>(1, 10))
                         .executeAsync("before");
         JobID firstId = first.getJobID();
         HandoverManager manager =
@@ -213,29 +232,138 @@ class RestoreAtAnotherParallelismITCase {
 
         JobClient second =
                 throttledCounts(
-                                environment(5, retained.toUri().toString(), true),
+                                environment(
+                                        after,
+                                        retained.toUri().toString(),
+                                        true,
+                                        // a failover would hide a gate that fails at the restore
+                                        // and runs from a later checkpoint
+                                        new Configuration()
+                                                .set(
+                                                        RestartStrategyOptions.RESTART_STRATEGY,
+                                                        "none")),
                                 runId,
+                                vnodesAfter,
                                 new Throttle<>(Integer.MAX_VALUE, 0))
                         .executeAsync("after");
         HandoverManager restored =
                 RhinoHandovers.awaitReady(second.getJobID(), "counts", Duration.ofSeconds(60));
-        assertThat(restored.routingTable().layout()).isEqualTo(stopped.layout());
-        assertThat(restored.routingTable().parallelism()).isEqualTo(5);
+        RoutingTable table = restored.routingTable();
+        assertThat(table.parallelism()).isEqualTo(after);
+        if (vnodesAfter == null) {
+            assertThat(table.layout()).isEqualTo(stopped.layout());
+        } else {
+            assertThat(table).isEqualTo(stopped.recutTo(table.layout(), after));
+        }
         second.getJobExecutionResult().get(120, TimeUnit.SECONDS);
         output.addAll(ResultSink.take(runId));
         Multisets.assertSameMultiset("counts across the rescale", reference, new TreeSet<>(output));
     }
 
+    /**
+     * A failover, the restore that happens most often, of a job at 4 whose handovers scattered the
+     * vnodes, from an unaligned checkpoint with records in flight to the gates. Flink restores at
+     * the same parallelism but redistributes the in-flight records, since its routers run at 1:
+     * each must be kept at the gate that restored its vnode, which is not the owner of Flink's
+     * key-group range any more. Before, the restored job failed at every restore until its restarts
+     * ran out.
+     */
+    @Test
+    void failsOverFromAnUnalignedCheckpointWithRecordsInFlightToMovedVnodes(
+            @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+        List<String> reference = CountPerKeyRuns.plainFlink(3, EVENTS, KEYS);
+        String runId = "unaligned-failover-" + UUID.randomUUID();
+        Configuration restarts =
+                RhinoClusters.withRestarts(new Configuration(), 2, Duration.ofMillis(100));
+        JobClient job =
+                throttledCounts(
+                                environment(4, null, true, restarts),
+                                runId,
+                                null,
+                                new ThrottleUntilReleased<>(runId))
+                        .executeAsync("failover");
+        JobID jobId = job.getJobID();
+        CountPerKeyRuns.scatter(RhinoHandovers.awaitReady(jobId, "counts", Duration.ofSeconds(60)));
+        long afterScatter = RhinoClusters.latestCompletedCheckpointId(miniCluster, jobId);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (RhinoClusters.persistedInFlightBytesOfGates(miniCluster, jobId, afterScatter) == 0) {
+            assertThat(System.nanoTime())
+                    .as("a checkpoint with records in flight")
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+
+        FailOnDemand.arm(runId);
+        RestoredCheckpointStats restored;
+        while ((restored =
+                        miniCluster
+                                .getExecutionGraph(jobId)
+                                .get()
+                                .getCheckpointStatsSnapshot()
+                                .getLatestRestoredCheckpoint())
+                == null) {
+            assertThat(System.nanoTime()).as("the failover's restore").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+        long restoredId = restored.getCheckpointId();
+        assertThat(restoredId).as("restored after the handovers").isGreaterThan(afterScatter);
+        assertThat(
+                        RhinoClusters.persistedInFlightBytesOfGates(
+                                        miniCluster, jobId, restoredId - 1)
+                                - RhinoClusters.persistedInFlightBytesOfGates(
+                                        miniCluster, jobId, restoredId))
+                .as("records in flight to the gates in restored checkpoint %d", restoredId)
+                .isPositive();
+        ThrottleUntilReleased.release(runId);
+        ReleasableRate.release(runId);
+        job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+
+        assertThat(FailOnDemand.failures(runId)).as("one injected failure").isEqualTo(1);
+        // the sink is not transactional: lines written after the restored checkpoint come again
+        Multisets.assertSameMultiset(
+                "counts across the failover", reference, new TreeSet<>(ResultSink.take(runId)));
+    }
+
+    /** Slows every record by 10 ms until the test releases its run; static, as the job restarts. */
+    private static final class ThrottleUntilReleased<T> implements MapFunction<T, T> {
+
+        private static final Set<String> RELEASED = ConcurrentHashMap.newKeySet();
+
+        private final String runId;
+
+        ThrottleUntilReleased(String runId) {
+            this.runId = runId;
+        }
+
+        static void release(String runId) {
+            RELEASED.add(runId);
+        }
+
+        @Override
+        public T map(T value) throws InterruptedException {
+            if (!RELEASED.contains(runId)) {
+                Thread.sleep(10);
+            }
+            return value;
+        }
+    }
+
     private static StreamExecutionEnvironment throttledCounts(
-            StreamExecutionEnvironment env, String runId, Throttle<String> throttle) {
+            StreamExecutionEnvironment env,
+            String runId,
+            Integer vnodes,
+            MapFunction<String, String> throttle) {
         DataStream<Tuple3<Long, Long, Long>> events = events(env, runId);
-        RhinoStreams.keyBy(
-                        events,
-                        new ShapeFunctions.ByKey(),
-                        RhinoKeyedStreamOptions.builder("counts").build())
+        RhinoKeyedStreamOptions.Builder options = RhinoKeyedStreamOptions.builder("counts");
+        if (vnodes != null) {
+            options.vnodes(vnodes);
+        }
+        RhinoStreams.keyBy(events, new ShapeFunctions.ByKey(), options.build())
                 .process(new ShapeFunctions.CountPerKey())
                 .map(throttle)
                 .uid("throttle")
+                .map(new FailOnDemand<>(runId))
+                .uid("fail-on-demand")
                 .sinkTo(new ResultSink(runId))
                 .uid("results");
         return env;
@@ -302,7 +430,13 @@ class RestoreAtAnotherParallelismITCase {
 
     private StreamExecutionEnvironment environment(
             int parallelism, String restorePath, boolean unaligned) {
+        return environment(parallelism, restorePath, unaligned, new Configuration());
+    }
+
+    private StreamExecutionEnvironment environment(
+            int parallelism, String restorePath, boolean unaligned, Configuration extra) {
         Configuration config = RhinoClusters.jobConfig(Mode.RHINO);
+        config.addAll(extra);
         if (unaligned) {
             config.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
             config.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);

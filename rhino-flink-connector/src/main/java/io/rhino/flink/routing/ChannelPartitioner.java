@@ -16,6 +16,7 @@ package io.rhino.flink.routing;
 
 import io.rhino.core.routing.RescaleAssignment;
 import io.rhino.core.routing.VnodeLayout;
+import io.rhino.flink.state.RestoredVnodes;
 import io.rhino.flink.state.RhinoTaskRegistry;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.io.network.api.writer.SubtaskStateMapper;
@@ -30,16 +31,20 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>A partitioner of its own rather than {@code partitionCustom}: Flink refuses unaligned
  * checkpoints for {@code partitionCustom} edges, and this edge is the job's shuffle, where
  * unaligned checkpoints matter most. In-flight elements persisted by an unaligned checkpoint are
- * replayed into the channel their router chose; gates ignore replayed handover markers that
- * contradict the restored routing table (see {@code GateHandover}).
+ * replayed into the channel their router chose; gates ignore replayed handover markers (see {@code
+ * GateAlignment}).
  *
- * <p>At a restore at another parallelism Flink hands every new gate all in-flight elements ({@link
- * SubtaskStateMapper#FULL}) and keeps, at each, those a {@link #copy()} of this partitioner selects
- * for it. Those elements were routed by the old table; the copy selects the owner of the record's
- * vnode in the rescaled one ({@link RescaleAssignment}), which is what the restored gates own. The
- * vnodes are those the task's backend restored, which differ from the job's when it was built at
- * another parallelism with {@code rhino.vnodes} unset (the restored count wins). Flink copies a
- * partitioner only for that filter; the routers' writers use a serialized clone.
+ * <p>When Flink redistributes in-flight elements at a restore, it hands every gate all of them
+ * ({@link SubtaskStateMapper#FULL}) and keeps, at each, those a {@link #copy()} of this partitioner
+ * selects for it. It does so at another parallelism, and also at an unchanged one whenever the
+ * routers' parallelism differs from the gates' (Flink 2.2 compares the gates' old parallelism with
+ * the routers' new one). Those elements were routed by the old table; the copy keeps a record at
+ * the gate whose backend restored its vnode ({@link RestoredVnodes}), which is the owner in the
+ * rescaled table at another parallelism, the owner in the restored table at an unchanged one (after
+ * handovers, not Flink's key-group range), and the owner in the re-cut table after a re-cut.
+ * Markers are kept at one gate each and noted as replayed, since the subtasks and vnodes they name
+ * may have been renumbered. Flink copies a partitioner only for that filter; the routers' writers
+ * use a serialized clone.
  */
 public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<T>> {
 
@@ -48,7 +53,7 @@ public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<
     private final KeySelector<T, ?> keySelector;
     private final VnodeLayout layout;
     private final boolean filtersRescaledState;
-    private transient VnodeLayout restoredLayout; // the filter's: read at its first record
+    private transient RestoredVnodes restored; // the filter's: read at its first record
 
     /**
      * @param keySelector the Rhino keyed stream's key selector
@@ -86,24 +91,38 @@ public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<
     }
 
     private int rescaledOwnerOf(RhinoElement<T> element) {
-        if (element.isMarker() || element.isRouterEnded()) {
-            // markers are stale after the restore and ignored; keep each at one gate
+        if (element.isMarker()) {
+            // replayed: its handover ended before the checkpoint, and the subtasks it names are
+            // renumbered; the gate it is kept at learns that here and ignores it
+            RhinoTaskRegistry.noteReplayedHandover(element.marker().handoverId());
             return Math.floorMod(element.channel(), numberOfChannels);
         }
-        if (restoredLayout == null) {
-            // Flink filters on the task's thread, after its operators restored their state
-            restoredLayout = RhinoTaskRegistry.restoredLayoutOfThisTask().orElse(layout);
+        if (element.isRouterEnded()) {
+            return Math.floorMod(element.channel(), numberOfChannels);
         }
+        if (restored == null) {
+            // Flink filters on the task's thread, after its operators restored their state
+            restored = RhinoTaskRegistry.restoredVnodesOfThisTask().orElse(null);
+        }
+        VnodeLayout vnodes = restored == null ? layout : restored.layout();
+        int vnode;
         try {
-            int keyGroup =
-                    KeyGroupRangeAssignment.assignToKeyGroup(
-                            keySelector.getKey(element.value()), restoredLayout.numKeyGroups());
-            return RescaleAssignment.ownerOf(
-                    restoredLayout, numberOfChannels, restoredLayout.vnodeOfKeyGroup(keyGroup));
+            vnode =
+                    vnodes.vnodeOfKeyGroup(
+                            KeyGroupRangeAssignment.assignToKeyGroup(
+                                    keySelector.getKey(element.value()), vnodes.numKeyGroups()));
         } catch (Exception e) {
             throw new IllegalStateException(
                     "The key of a record in flight at the restored checkpoint cannot be read", e);
         }
+        if (restored == null) {
+            return RescaleAssignment.ownerOf(vnodes, numberOfChannels, vnode);
+        }
+        // Flink keeps a record where this returns the task's own index: at the gate that restored
+        // its vnode, which after handovers need not be the owner of Flink's key-group range
+        return restored.owns(vnode)
+                ? restored.subtask()
+                : (restored.subtask() + 1) % numberOfChannels;
     }
 
     @Override

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.util.function.ThrowingConsumer;
@@ -45,6 +46,7 @@ final class GateAlignment {
     private final ThrowingConsumer<Watermark, Exception> watermarks;
     private final Map<HandoverId, GateHandover> handovers = new HashMap<>();
     private final StaleHandovers staleHandovers = new StaleHandovers();
+    private final Predicate<HandoverId> replayedThroughFilter;
 
     /** Routers whose output ended: their markers count as arrived for every handover. */
     private final BitSet endedRouters = new BitSet();
@@ -55,6 +57,8 @@ final class GateAlignment {
      * @param incoming holds back the records of incoming vnodes
      * @param shipper ships an origin's vnodes once aligned
      * @param watermarks where watermarks go once event time may advance
+     * @param replayedThroughFilter handovers whose markers Flink's recovery filter replayed here (a
+     *     restore at another parallelism, see {@link ChannelPartitioner})
      */
     GateAlignment(
             String operator,
@@ -62,13 +66,15 @@ final class GateAlignment {
             IncomingVnodeBuffer<?> incoming,
             GateShipper shipper,
             Supplier<VnodeKeyedStateBackend<?>> backends,
-            ThrowingConsumer<Watermark, Exception> watermarks) {
+            ThrowingConsumer<Watermark, Exception> watermarks,
+            Predicate<HandoverId> replayedThroughFilter) {
         this.operator = operator;
         this.subtask = subtask;
         this.incoming = incoming;
         this.shipper = shipper;
         this.backends = backends;
         this.watermarks = watermarks;
+        this.replayedThroughFilter = replayedThroughFilter;
     }
 
     void onMarker(HandoverMarker marker, int routerParallelism) throws Exception {
@@ -128,8 +134,10 @@ final class GateAlignment {
         if (staleHandovers.contains(id)) {
             return true;
         }
-        VnodeKeyedStateBackend<?> backend = backends.get();
-        if (GateHandover.contradictsOwnership(marker, subtask, backend::owns)) {
+        // the ownership test needs the subtask numbers the marker names: unchanged unless the
+        // restore changed the parallelism, when every marker comes through the recovery filter
+        if (replayedThroughFilter.test(id)
+                || GateHandover.contradictsOwnership(marker, subtask, backends.get()::owns)) {
             LOG.info(
                     "{} gate {} ignores a replayed marker of handover {} (epoch {}), which ended"
                             + " before the checkpoint it restored",

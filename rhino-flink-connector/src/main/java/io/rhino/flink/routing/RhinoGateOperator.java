@@ -197,7 +197,13 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                         RhinoMetric.HANDOVER_BYTES_SENT.counter(getMetricGroup()));
         alignment =
                 new GateAlignment(
-                        name, subtask, incoming, shipper, this::backend, super::processWatermark);
+                        name,
+                        subtask,
+                        incoming,
+                        shipper,
+                        this::backend,
+                        super::processWatermark,
+                        RhinoTaskRegistry::isReplayedHandoverOfThisTask);
         installer =
                 new GateInstaller<>(
                         name,

@@ -14,10 +14,12 @@
 
 package io.rhino.flink.state;
 
-import io.rhino.core.routing.VnodeLayout;
+import io.rhino.core.handover.HandoverId;
 import io.rhino.flink.spec.RhinoOperatorSpec;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +44,12 @@ public final class RhinoTaskRegistry {
 
     // Flink initialises a task's operators and filters its restored in-flight records on the
     // task's own thread: the gate's filter reads here which vnodes the backend restored
-    private static final ThreadLocal<VnodeLayout> RESTORED_LAYOUT_OF_TASK_THREAD =
+    private static final ThreadLocal<RestoredVnodes> RESTORED_VNODES_OF_TASK_THREAD =
+            new ThreadLocal<>();
+
+    // markers the gate's recovery filter let through (a restore at another parallelism): all are
+    // replayed from the restored checkpoint, whatever subtasks and vnodes they name
+    private static final ThreadLocal<Set<HandoverId>> REPLAYED_HANDOVERS_OF_TASK_THREAD =
             new ThreadLocal<>();
 
     private RhinoTaskRegistry() {}
@@ -63,7 +70,8 @@ public final class RhinoTaskRegistry {
     public static void unregisterGate(ExecutionAttemptID task) {
         GATE_BY_TASK.remove(task);
         BACKEND_BY_TASK.remove(task);
-        RESTORED_LAYOUT_OF_TASK_THREAD.remove();
+        RESTORED_VNODES_OF_TASK_THREAD.remove();
+        REPLAYED_HANDOVERS_OF_TASK_THREAD.remove();
     }
 
     /** The Rhino operator of the task, if its chain starts with a Rhino gate. */
@@ -79,16 +87,43 @@ public final class RhinoTaskRegistry {
     /** Called on the task's thread once the backend restored its vnodes. */
     static void registerBackend(ExecutionAttemptID task, VnodeKeyedStateBackend<?> backend) {
         BACKEND_BY_TASK.put(task, backend);
-        RESTORED_LAYOUT_OF_TASK_THREAD.set(backend.layout());
+        Gate gate = GATE_BY_TASK.get(task);
+        if (gate != null) {
+            RESTORED_VNODES_OF_TASK_THREAD.set(
+                    new RestoredVnodes(backend.layout(), gate.subtask(), backend.ownedVnodes()));
+        }
     }
 
     /**
      * The vnodes the Rhino backend of the task running on this thread restored, once restored. They
      * can differ from those the job was built with: a job resubmitted at another parallelism with
-     * {@code rhino.vnodes} unset restores the vnode count of its checkpoint.
+     * {@code rhino.vnodes} unset restores the vnode count of its checkpoint, and handovers leave
+     * each subtask vnodes other than Flink's key-group ranges would give it.
      */
-    public static Optional<VnodeLayout> restoredLayoutOfThisTask() {
-        return Optional.ofNullable(RESTORED_LAYOUT_OF_TASK_THREAD.get());
+    public static Optional<RestoredVnodes> restoredVnodesOfThisTask() {
+        return Optional.ofNullable(RESTORED_VNODES_OF_TASK_THREAD.get());
+    }
+
+    /**
+     * Notes, on the task's thread, a handover whose marker Flink replays from the restored
+     * checkpoint through the recovery filter (a restore at another parallelism).
+     */
+    public static void noteReplayedHandover(HandoverId id) {
+        Set<HandoverId> replayed = REPLAYED_HANDOVERS_OF_TASK_THREAD.get();
+        if (replayed == null) {
+            replayed = new HashSet<>();
+            REPLAYED_HANDOVERS_OF_TASK_THREAD.set(replayed);
+        }
+        replayed.add(id);
+    }
+
+    /**
+     * Whether the recovery filter of the task running on this thread let a replayed marker of
+     * {@code id} through.
+     */
+    public static boolean isReplayedHandoverOfThisTask(HandoverId id) {
+        Set<HandoverId> replayed = REPLAYED_HANDOVERS_OF_TASK_THREAD.get();
+        return replayed != null && replayed.contains(id);
     }
 
     /** The vnode backend of the task's Rhino operator, once its state is initialised. */

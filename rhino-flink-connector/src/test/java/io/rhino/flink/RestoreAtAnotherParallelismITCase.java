@@ -16,6 +16,7 @@ package io.rhino.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rhino.core.handover.VnodeMove;
 import io.rhino.core.routing.RoutingTable;
 import io.rhino.flink.api.RhinoKeyedStreamOptions;
 import io.rhino.flink.api.RhinoStreams;
@@ -30,6 +31,7 @@ import io.rhino.flink.testjobs.ShapeFunctions;
 import io.rhino.flink.testjobs.TestPipelines.Mode;
 import io.rhino.flink.testjobs.Throttle;
 import io.rhino.handover.HandoverManager;
+import io.rhino.handover.HandoverResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -187,12 +189,12 @@ class RestoreAtAnotherParallelismITCase {
      * In both, replayed markers name subtasks or vnodes the restore renumbered; a gate that took
      * one for a live handover waited for a vnode nobody ships, or gave one away.
      */
-    @ParameterizedTest(name = "restored at {0} subtasks, rhino.vnodes {1}")
+    @ParameterizedTest(name = "restored at {0} subtasks, rhino.vnodes {1}, {2} routers")
     @CsvSource(
-            value = {"5, null", "4, 32", "4, null"},
+            value = {"5, null, 1", "4, 32, 1", "4, null, 1", "4, 32, 4", "4, null, 4"},
             nullValues = "null")
     void restoresInFlightRecordsOfAnUnalignedCheckpointByTheRestoredVnodes(
-            int after, Integer vnodesAfter, @InjectMiniCluster MiniCluster miniCluster)
+            int after, Integer vnodesAfter, int routers, @InjectMiniCluster MiniCluster miniCluster)
             throws Exception {
         List<String> reference = CountPerKeyRuns.plainFlink(3, EVENTS, KEYS);
         String runId = "unaligned-rescale-" + UUID.randomUUID();
@@ -200,12 +202,21 @@ class RestoreAtAnotherParallelismITCase {
         // keyed operators slower than the source (chained to them, 4 x 100 records/s) back up the
         // gates' input channels, which are then all the gates' tasks persist in flight
         JobClient first =
-                throttledCounts(environment(4, null, true), runId, null, new Throttle<>(1, 10))
+                throttledCounts(
+                                environment(4, null, true),
+                                runId,
+                                routers,
+                                null,
+                                new Throttle<>(1, 10))
                         .executeAsync("before");
         JobID firstId = first.getJobID();
         HandoverManager manager =
                 RhinoHandovers.awaitReady(firstId, "counts", Duration.ofSeconds(60));
-        CountPerKeyRuns.scatter(manager);
+        // vnode 0 to the last subtask, and a vnode that a re-cut into 32 renumbers (5: 10 and 11)
+        HandoverResult moved =
+                manager.handover(List.of(new VnodeMove(0, 0, 3), new VnodeMove(5, 1, 2)))
+                        .get(60, TimeUnit.SECONDS);
+        assertThat(moved.outcome()).as("%s", moved).isEqualTo(HandoverResult.Outcome.COMPLETED);
         RoutingTable stopped = manager.routingTable();
         long afterScatter = RhinoClusters.latestCompletedCheckpointId(miniCluster, firstId);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -243,6 +254,7 @@ class RestoreAtAnotherParallelismITCase {
                                                         RestartStrategyOptions.RESTART_STRATEGY,
                                                         "none")),
                                 runId,
+                                routers,
                                 vnodesAfter,
                                 new Throttle<>(Integer.MAX_VALUE, 0))
                         .executeAsync("after");
@@ -279,6 +291,7 @@ class RestoreAtAnotherParallelismITCase {
                 throttledCounts(
                                 environment(4, null, true, restarts),
                                 runId,
+                                1,
                                 null,
                                 new ThrottleUntilReleased<>(runId))
                         .executeAsync("failover");
@@ -351,9 +364,10 @@ class RestoreAtAnotherParallelismITCase {
     private static StreamExecutionEnvironment throttledCounts(
             StreamExecutionEnvironment env,
             String runId,
+            int routers,
             Integer vnodes,
             MapFunction<String, String> throttle) {
-        DataStream<Tuple3<Long, Long, Long>> events = events(env, runId);
+        DataStream<Tuple3<Long, Long, Long>> events = events(env, runId, routers);
         RhinoKeyedStreamOptions.Builder options = RhinoKeyedStreamOptions.builder("counts");
         if (vnodes != null) {
             options.vnodes(vnodes);
@@ -405,6 +419,12 @@ class RestoreAtAnotherParallelismITCase {
     /** The runs' input, paced and released per run. */
     private static DataStream<Tuple3<Long, Long, Long>> events(
             StreamExecutionEnvironment env, String runId) {
+        return events(env, runId, 1);
+    }
+
+    /** The events, read by {@code routers} source subtasks, each chained to a router. */
+    private static DataStream<Tuple3<Long, Long, Long>> events(
+            StreamExecutionEnvironment env, String runId, int routers) {
         return Events.stream(
                         env,
                         "events",
@@ -413,7 +433,7 @@ class RestoreAtAnotherParallelismITCase {
                         5,
                         KEYS,
                         new ReleasableRate(runId, EVENTS_PER_SECOND),
-                        1)
+                        routers)
                 .uid("events");
     }
 

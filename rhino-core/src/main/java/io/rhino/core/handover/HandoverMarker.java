@@ -27,14 +27,20 @@ import java.util.Objects;
  *     plan.basedOnEpoch() + 1}
  * @param routerSubtask the index of the emitting router subtask, {@code >= 0}
  * @param plan the moves of the handover
+ * @param numVnodes how many vnodes the plan's vnode numbers count from (the router's layout), so
+ *     that a gate restored into another count knows a marker replayed from before the re-cut; 0
+ *     where unknown (a marker written before markers carried it)
  */
 public record HandoverMarker(
-        HandoverId handoverId, long newEpoch, int routerSubtask, HandoverPlan plan)
+        HandoverId handoverId, long newEpoch, int routerSubtask, HandoverPlan plan, int numVnodes)
         implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** Validates the fields; records re-run this on deserialization too. */
+    /**
+     * Validates the fields; records re-run this on deserialization too, where a marker serialized
+     * before {@code numVnodes} existed reads it as 0.
+     */
     public HandoverMarker {
         Objects.requireNonNull(handoverId, "handoverId: null (expected: a HandoverId)");
         Objects.requireNonNull(plan, "plan: null (expected: a HandoverPlan)");
@@ -42,6 +48,24 @@ public record HandoverMarker(
             throw new IllegalArgumentException(
                     "routerSubtask: " + routerSubtask + " (expected: >= 0)");
         }
+        if (numVnodes < 0) {
+            throw new IllegalArgumentException(
+                    "numVnodes: " + numVnodes + " (expected: >= 1, or 0 where unknown)");
+        }
         EpochChecks.checkNewEpoch(newEpoch, plan);
+    }
+
+    /** A marker that does not say how many vnodes its plan counts from. */
+    public HandoverMarker(
+            HandoverId handoverId, long newEpoch, int routerSubtask, HandoverPlan plan) {
+        this(handoverId, newEpoch, routerSubtask, plan, 0);
+    }
+
+    /**
+     * Whether this marker counts its vnodes from another number than {@code restoredVnodes}: it was
+     * emitted before a restore re-cut the vnodes, so it is replayed from the restored checkpoint.
+     */
+    public boolean predatesRecutTo(int restoredVnodes) {
+        return numVnodes > 0 && numVnodes != restoredVnodes;
     }
 }

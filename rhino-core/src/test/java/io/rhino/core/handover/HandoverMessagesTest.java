@@ -86,6 +86,19 @@ class HandoverMessagesTest {
     }
 
     @Test
+    void aMarkerTellsWhetherARecutFollowedIt() {
+        HandoverMarker marker = new HandoverMarker(ID, 5, 2, PLAN, 16);
+        assertThat(marker.predatesRecutTo(16)).as("the same vnodes").isFalse();
+        assertThat(marker.predatesRecutTo(32)).as("restored into 32 since").isTrue();
+        assertThat(new HandoverMarker(ID, 5, 2, PLAN).predatesRecutTo(32))
+                .as("a marker that does not say")
+                .isFalse();
+        assertThatThrownBy(() -> new HandoverMarker(ID, 5, 2, PLAN, -1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("numVnodes: -1 (expected: >= 1, or 0 where unknown)");
+    }
+
+    @Test
     void markerRejectsBadFields() {
         assertThatThrownBy(() -> new HandoverMarker(ID, 5, -1, PLAN))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -134,10 +134,13 @@ final class GateAlignment {
         if (staleHandovers.contains(id)) {
             return true;
         }
-        // the ownership test needs the subtask numbers the marker names: unchanged unless the
-        // restore changed the parallelism, when every marker comes through the recovery filter
+        // the ownership test needs the subtask and vnode numbers the marker names: subtasks are
+        // renumbered only at another parallelism, when every marker comes through the recovery
+        // filter; vnodes only by a re-cut, which the marker's vnode count tells
+        VnodeKeyedStateBackend<?> backend = backends.get();
         if (replayedThroughFilter.test(id)
-                || GateHandover.contradictsOwnership(marker, subtask, backends.get()::owns)) {
+                || marker.predatesRecutTo(backend.layout().numVnodes())
+                || GateHandover.contradictsOwnership(marker, subtask, backend::owns)) {
             LOG.info(
                     "{} gate {} ignores a replayed marker of handover {} (epoch {}), which ended"
                             + " before the checkpoint it restored",

@@ -178,7 +178,11 @@ public final class RhinoRouterOperator<T, K> extends AbstractStreamOperator<Rhin
         RoutingTable next = table.apply(command.plan());
         HandoverMarker marker =
                 new HandoverMarker(
-                        command.handoverId(), command.newEpoch(), subtask, command.plan());
+                        command.handoverId(),
+                        command.newEpoch(),
+                        subtask,
+                        command.plan(),
+                        table.layout().numVnodes());
         for (int channel = 0; channel < table.parallelism(); channel++) {
             output.collect(new StreamRecord<>(RhinoElement.marker(channel, marker, routers)));
         }

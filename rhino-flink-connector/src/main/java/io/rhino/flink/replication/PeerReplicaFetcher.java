@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
@@ -54,7 +55,9 @@ final class PeerReplicaFetcher {
 
     // under the operator's prefix: a fetch stays within the scope its peers authenticate in
     private final String fetchDirectory;
-    private final Map<Integer, CompletableFuture<Optional<Fetched>>> prefetched = new HashMap<>();
+    // vnodes restore on several threads at once
+    private final Map<Integer, CompletableFuture<Optional<Fetched>>> prefetched =
+            new ConcurrentHashMap<>();
 
     PeerReplicaFetcher(
             ReplicaStore store,
@@ -116,11 +119,9 @@ final class PeerReplicaFetcher {
      */
     Optional<Fetched> fetch(
             int vnode, String vnodeDirectory, IncrementalRemoteKeyedStateHandle remote) {
-        CompletableFuture<Optional<Fetched>> fetch = prefetched.get(vnode);
-        if (fetch == null) {
-            fetch = fetchFrom(0, vnode, vnodeDirectory, remote);
-            prefetched.put(vnode, fetch);
-        }
+        CompletableFuture<Optional<Fetched>> fetch =
+                prefetched.computeIfAbsent(
+                        vnode, absent -> fetchFrom(0, vnode, vnodeDirectory, remote));
         try {
             return fetch.get();
         } catch (InterruptedException e) {

@@ -28,6 +28,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -67,7 +69,7 @@ public final class ReplicaRestore implements RestoreFromReplicas {
     private final PeerReplicaFetcher fetcher;
     private final VnodeReplicaResolver replicas;
     private final RestoreCounts counts = new RestoreCounts();
-    private final List<Path> assembled = new ArrayList<>();
+    private final Queue<Path> assembled = new ConcurrentLinkedQueue<>(); // vnodes restore at once
 
     private ReplicaRestore(
             ReplicaStore store,

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.slf4j.Logger;
@@ -43,7 +44,7 @@ final class VnodeReplicaResolver {
     private final PeerReplicaFetcher fetcher;
     private final RestoreCounts counts;
     private final String operatorPrefix;
-    private final Map<Integer, Seed> seeds = new HashMap<>();
+    private final Map<Integer, Seed> seeds = new ConcurrentHashMap<>(); // vnodes resolve at once
 
     VnodeReplicaResolver(
             ReplicaStore store,

@@ -56,11 +56,12 @@ final class ParallelVnodeRestore {
     static final long ABANDON_WAIT_MILLIS = 60_000;
 
     /**
-     * A vnode to restore, and where its state comes from: {@code handles} is called on the task
-     * thread just before the vnode's open starts (a replica's may wait for its fetch). If opening
-     * from them fails and {@code fallback} is given (the checkpoint storage's handles behind a
-     * task-local copy), the vnode opens from those instead, as Flink falls back from a task-local
-     * alternative to the remote one: a damaged local copy must not fail every restore.
+     * A vnode to restore, and where its state comes from: {@code handles} is called just before the
+     * vnode's open starts, on the thread that opens it, several vnodes at once (a replica's may
+     * wait for its fetch, or read every file to check it), so it must be safe to call concurrently.
+     * If opening from them fails and {@code fallback} is given (the checkpoint storage's handles
+     * behind a task-local copy), the vnode opens from those instead, as Flink falls back from a
+     * task-local alternative to the remote one: a damaged local copy must not fail every restore.
      */
     record Planned(
             int vnode,
@@ -89,7 +90,9 @@ final class ParallelVnodeRestore {
 
     /**
      * Installs {@code vnodes} into {@code backend}, in their order; on the task thread. Returns the
-     * vnodes that opened from their fallback.
+     * vnodes that opened from their fallback. If it fails (or the task is cancelled), the vnodes
+     * opening are dropped and those installed so far stay in {@code backend}, which the caller
+     * disposes.
      */
     Set<Integer> restore(VnodeKeyedStateBackend<?> backend, List<Planned> vnodes) throws Exception {
         Set<Integer> fellBack = ConcurrentHashMap.newKeySet();
@@ -145,6 +148,9 @@ final class ParallelVnodeRestore {
                 Executors.newFixedThreadPool(
                         atOnce, new ExecutorThreadFactory("rhino-restore-" + name));
         AtomicBoolean abandoned = new AtomicBoolean();
+        // threads waiting for a vnode's handles (a fetch from a peer): a failed or cancelled
+        // restore interrupts them, as a cancel interrupted the task thread that used to wait
+        Set<Thread> resolving = ConcurrentHashMap.newKeySet();
         // completes exceptionally with the first vnode's failure, so the task thread stops waiting
         // for a slow vnode when a later one has already failed
         CompletableFuture<Void> firstFailure = new CompletableFuture<>();
@@ -152,10 +158,11 @@ final class ParallelVnodeRestore {
         int adopted = 0;
         try {
             for (Planned planned : vnodes) {
-                Collection<KeyedStateHandle> handles = planned.handles().get();
+                // the handles too: checking a replica's files reads them all, so vnodes check at
+                // once
                 CompletableFuture<PreparedVnode> open =
                         CompletableFuture.supplyAsync(
-                                () -> open(backend, planned, handles, abandoned, fellBack), pool);
+                                () -> open(backend, planned, abandoned, resolving, fellBack), pool);
                 open.whenComplete(
                         (ignored, failure) -> {
                             if (failure != null) {
@@ -172,6 +179,7 @@ final class ParallelVnodeRestore {
             }
         } catch (Throwable failure) {
             abandoned.set(true);
+            resolving.forEach(Thread::interrupt);
             dropOpening(opening.subList(adopted, opening.size()));
             throw rootOf(failure);
         } finally {
@@ -182,8 +190,8 @@ final class ParallelVnodeRestore {
     private PreparedVnode open(
             VnodeKeyedStateBackend<?> backend,
             Planned planned,
-            Collection<KeyedStateHandle> handles,
             AtomicBoolean abandoned,
+            Set<Thread> resolving,
             Set<Integer> fellBack) {
         if (abandoned.get()) {
             throw new CancellationException("the restore of another vnode failed");
@@ -191,6 +199,20 @@ final class ParallelVnodeRestore {
         int vnode = planned.vnode();
         long start = System.nanoTime();
         try {
+            Collection<KeyedStateHandle> handles;
+            resolving.add(Thread.currentThread());
+            try {
+                if (abandoned.get()) {
+                    throw new CancellationException("the restore of another vnode failed");
+                }
+                handles = planned.handles().get();
+            } finally {
+                resolving.remove(Thread.currentThread());
+                Thread.interrupted(); // an interrupt meant for the wait, not for the open
+            }
+            if (abandoned.get()) {
+                throw new CancellationException("the restore of another vnode failed");
+            }
             PreparedVnode prepared;
             try {
                 prepared = openFrom(backend, vnode, handles);

@@ -38,7 +38,8 @@ public interface RestoreFromReplicas extends AutoCloseable {
 
     /**
      * The handles to restore {@code vnode} from: one local handle over its replica, or {@code
-     * handles} if no usable replica is here.
+     * handles} if no usable replica is here. Called for several vnodes at once, from the threads
+     * that open them.
      */
     List<KeyedStateHandle> handlesFor(int vnode, List<KeyedStateHandle> handles);
 

@@ -218,15 +218,7 @@ class RestoreAtAnotherParallelismITCase {
                         .get(60, TimeUnit.SECONDS);
         assertThat(moved.outcome()).as("%s", moved).isEqualTo(HandoverResult.Outcome.COMPLETED);
         RoutingTable stopped = manager.routingTable();
-        long afterScatter = RhinoClusters.latestCompletedCheckpointId(miniCluster, firstId);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (RhinoClusters.persistedInFlightBytesOfGates(miniCluster, firstId, afterScatter)
-                == 0) {
-            assertThat(System.nanoTime())
-                    .as("a checkpoint with records in flight")
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-        }
+        awaitCheckpointWithRecordsInFlight(miniCluster, firstId);
         first.cancel().get(60, TimeUnit.SECONDS);
         Path retained =
                 CheckpointFiles.latestCompletedCheckpoint(
@@ -297,14 +289,8 @@ class RestoreAtAnotherParallelismITCase {
                         .executeAsync("failover");
         JobID jobId = job.getJobID();
         CountPerKeyRuns.scatter(RhinoHandovers.awaitReady(jobId, "counts", Duration.ofSeconds(60)));
-        long afterScatter = RhinoClusters.latestCompletedCheckpointId(miniCluster, jobId);
+        long afterScatter = awaitCheckpointWithRecordsInFlight(miniCluster, jobId);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (RhinoClusters.persistedInFlightBytesOfGates(miniCluster, jobId, afterScatter) == 0) {
-            assertThat(System.nanoTime())
-                    .as("a checkpoint with records in flight")
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-        }
 
         FailOnDemand.arm(runId);
         RestoredCheckpointStats restored;
@@ -335,6 +321,23 @@ class RestoreAtAnotherParallelismITCase {
         // the sink is not transactional: lines written after the restored checkpoint come again
         Multisets.assertSameMultiset(
                 "counts across the failover", reference, new TreeSet<>(ResultSink.take(runId)));
+    }
+
+    /**
+     * Waits until a checkpoint completed after the current latest holds records in flight to the
+     * gates; returns the latest completed checkpoint before the wait.
+     */
+    private static long awaitCheckpointWithRecordsInFlight(MiniCluster miniCluster, JobID jobId)
+            throws Exception {
+        long before = RhinoClusters.latestCompletedCheckpointId(miniCluster, jobId);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (RhinoClusters.persistedInFlightBytesOfGates(miniCluster, jobId, before) == 0) {
+            assertThat(System.nanoTime())
+                    .as("a checkpoint with records in flight")
+                    .isLessThan(deadline);
+            Thread.sleep(50);
+        }
+        return before;
     }
 
     /** Slows every record by 10 ms until the test releases its run; static, as the job restarts. */

@@ -92,8 +92,8 @@ public final class ChannelPartitioner<T> extends StreamPartitioner<RhinoElement<
 
     private int rescaledOwnerOf(RhinoElement<T> element) {
         if (element.isMarker()) {
-            // replayed: its handover ended before the checkpoint, and the subtasks it names are
-            // renumbered; the gate it is kept at learns that here and ignores it
+            // replayed: its handover ended before the checkpoint, and the subtasks it names may
+            // be renumbered; the gate it is kept at learns that here and ignores it
             RhinoTaskRegistry.noteReplayedHandover(element.marker().handoverId());
             return Math.floorMod(element.channel(), numberOfChannels);
         }

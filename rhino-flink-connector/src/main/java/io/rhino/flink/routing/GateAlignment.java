@@ -57,8 +57,8 @@ final class GateAlignment {
      * @param incoming holds back the records of incoming vnodes
      * @param shipper ships an origin's vnodes once aligned
      * @param watermarks where watermarks go once event time may advance
-     * @param replayedThroughFilter handovers whose markers Flink's recovery filter replayed here (a
-     *     restore at another parallelism, see {@link ChannelPartitioner})
+     * @param replayedThroughFilter handovers whose markers Flink's recovery filter replayed here
+     *     (where it redistributes in-flight records at a restore, see {@link ChannelPartitioner})
      */
     GateAlignment(
             String operator,
@@ -135,7 +135,7 @@ final class GateAlignment {
             return true;
         }
         // the ownership test needs the subtask and vnode numbers the marker names: subtasks are
-        // renumbered only at another parallelism, when every marker comes through the recovery
+        // renumbered only at another parallelism, where every marker comes through the recovery
         // filter; vnodes only by a re-cut, which the marker's vnode count tells
         VnodeKeyedStateBackend<?> backend = backends.get();
         if (replayedThroughFilter.test(id)

@@ -193,15 +193,13 @@ final class ParallelVnodeRestore {
             AtomicBoolean abandoned,
             Set<Thread> resolving,
             Set<Integer> fellBack) {
-        if (abandoned.get()) {
-            throw new CancellationException("the restore of another vnode failed");
-        }
         int vnode = planned.vnode();
         long start = System.nanoTime();
         try {
             Collection<KeyedStateHandle> handles;
             resolving.add(Thread.currentThread());
             try {
+                // after registering: a failure that came first is seen here, a later one interrupts
                 if (abandoned.get()) {
                     throw new CancellationException("the restore of another vnode failed");
                 }

@@ -47,8 +47,8 @@ public final class RhinoTaskRegistry {
     private static final ThreadLocal<RestoredVnodes> RESTORED_VNODES_OF_TASK_THREAD =
             new ThreadLocal<>();
 
-    // markers the gate's recovery filter let through (a restore at another parallelism): all are
-    // replayed from the restored checkpoint, whatever subtasks and vnodes they name
+    // markers the gate's recovery filter let through (where Flink redistributes in-flight records
+    // at a restore): all are replayed from the restored checkpoint, whatever they name
     private static final ThreadLocal<Set<HandoverId>> REPLAYED_HANDOVERS_OF_TASK_THREAD =
             new ThreadLocal<>();
 
@@ -106,7 +106,7 @@ public final class RhinoTaskRegistry {
 
     /**
      * Notes, on the task's thread, a handover whose marker Flink replays from the restored
-     * checkpoint through the recovery filter (a restore at another parallelism).
+     * checkpoint through the recovery filter (where it redistributes in-flight records).
      */
     public static void noteReplayedHandover(HandoverId id) {
         Set<HandoverId> replayed = REPLAYED_HANDOVERS_OF_TASK_THREAD.get();

@@ -636,5 +636,24 @@ public final class RhinoOptions {
                                     + " existing replicas stay intact. After this time it is"
                                     + " tried again.");
 
+    /** Whether a restore from replicas checks their files before opening the vnodes. */
+    public static final ConfigOption<Boolean> REPLICATION_RESTORE_CHECK_BEFORE_OPEN =
+            ConfigOptions.key("rhino.replication.restore.check-before-open")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Whether a subtask that restores vnodes from the replicas on its"
+                                    + " TaskManager reads each replica file to compare it with the"
+                                    + " checksum it was stored with before opening the vnode"
+                                    + " (true), or opens the vnodes at once and checks their files"
+                                    + " right after, on a thread of its own (false). Nothing"
+                                    + " damaged is processed either way: RocksDB checks every"
+                                    + " block it reads. With false, a damaged file found by the"
+                                    + " check fails the restored task, and the next restore on"
+                                    + " that TaskManager checks the replica first and takes the"
+                                    + " vnode from the checkpoint storage instead. true makes"
+                                    + " every restore from a replica read its whole state before"
+                                    + " processing starts.");
+
     private RhinoOptions() {}
 }

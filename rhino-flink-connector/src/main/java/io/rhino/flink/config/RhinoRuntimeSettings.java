@@ -191,7 +191,8 @@ public record RhinoRuntimeSettings(
             ReplicationLimits limits,
             Duration retainAfterTasks,
             Duration fullStoreBackoff,
-            String dfsPath)
+            String dfsPath,
+            boolean checkReplicasBeforeOpen)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
@@ -264,7 +265,8 @@ public record RhinoRuntimeSettings(
                     limits,
                     retain,
                     backoff,
-                    dfsPath);
+                    dfsPath,
+                    config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_BEFORE_OPEN));
         }
 
         /**
@@ -311,7 +313,8 @@ public record RhinoRuntimeSettings(
                     limits(taskManagerConfig, limits),
                     retainAfterTasks,
                     fullStoreBackoff,
-                    dfsPath);
+                    dfsPath,
+                    checkReplicasBeforeOpen);
         }
 
         /**

@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
@@ -70,36 +71,67 @@ public final class ReplicaRestore implements RestoreFromReplicas {
     private final VnodeReplicaResolver replicas;
     private final RestoreCounts counts = new RestoreCounts();
     private final Queue<Path> assembled = new ConcurrentLinkedQueue<>(); // vnodes restore at once
+    private final ReplicaChecksAfterOpen checksAfterOpen; // null: checked before
 
     private ReplicaRestore(
             ReplicaStore store,
             ReplicationService service,
             List<PeerAddress> holders,
             String operatorPrefix,
-            Path workDirectory) {
+            Path workDirectory,
+            boolean checkBeforeOpen) {
         this.workDirectory = workDirectory;
         this.fetcher = new PeerReplicaFetcher(store, service, holders, operatorPrefix);
-        this.replicas = new VnodeReplicaResolver(store, fetcher, counts, operatorPrefix);
+        this.checksAfterOpen = checkBeforeOpen ? null : new ReplicaChecksAfterOpen(store);
+        this.replicas =
+                new VnodeReplicaResolver(store, fetcher, counts, operatorPrefix, checksAfterOpen);
     }
 
     /**
      * Restores from {@code store} only, the replicas of {@code operatorPrefix}, assembling RocksDB
-     * directories under {@code workDirectory}.
+     * directories under {@code workDirectory}; every file checked before its vnode opens.
      */
     public static ReplicaRestore from(
             ReplicaStore store, String operatorPrefix, Path workDirectory) {
-        return new ReplicaRestore(store, null, List.of(), operatorPrefix, workDirectory);
+        return from(store, operatorPrefix, workDirectory, true);
+    }
+
+    /**
+     * As {@link #from(ReplicaStore, String, Path)}, checking the files before the vnodes open or
+     * after ({@link #checkAfterOpen}).
+     */
+    public static ReplicaRestore from(
+            ReplicaStore store,
+            String operatorPrefix,
+            Path workDirectory,
+            boolean checkBeforeOpen) {
+        return new ReplicaRestore(
+                store, null, List.of(), operatorPrefix, workDirectory, checkBeforeOpen);
     }
 
     /**
      * Restores from {@code service}'s store, or else from the first of {@code holders} ("host:port"
-     * of replication services, in the order the checkpoint names them) that has the replica.
+     * of replication services, in the order the checkpoint names them) that has the replica; every
+     * stored file checked before its vnode opens.
      */
     public static ReplicaRestore from(
             ReplicationService service,
             List<String> holders,
             String operatorPrefix,
             Path workDirectory) {
+        return from(service, holders, operatorPrefix, workDirectory, true);
+    }
+
+    /**
+     * As {@link #from(ReplicationService, List, String, Path)}, checking the stored files before
+     * the vnodes open or after ({@link #checkAfterOpen}).
+     */
+    public static ReplicaRestore from(
+            ReplicationService service,
+            List<String> holders,
+            String operatorPrefix,
+            Path workDirectory,
+            boolean checkBeforeOpen) {
         List<PeerAddress> peers = new ArrayList<>();
         for (String holder : holders) {
             try {
@@ -112,20 +144,33 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             }
         }
         return new ReplicaRestore(
-                service.store(), service, List.copyOf(peers), operatorPrefix, workDirectory);
+                service.store(),
+                service,
+                List.copyOf(peers),
+                operatorPrefix,
+                workDirectory,
+                checkBeforeOpen);
     }
 
     /**
      * The replicas the task of {@code env}, of the operator at {@code operatorPrefix}, may restore
      * from: its TaskManager's replication service, if that runs when the task restores (e.g.
      * retaining the replicas of this job's tasks before a failover), with the replicas it keeps or
-     * fetches from their holders.
+     * fetches from their holders; stored files checked before the vnodes open if {@code
+     * checkBeforeOpen}, else after.
      */
-    public static TaskReplicas forTask(Environment env, String operatorPrefix) {
+    public static TaskReplicas forTask(
+            Environment env, String operatorPrefix, boolean checkBeforeOpen) {
         return (holders, workDirectory) ->
                 TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
                         .<RestoreFromReplicas>map(
-                                service -> from(service, holders, operatorPrefix, workDirectory));
+                                service ->
+                                        from(
+                                                service,
+                                                holders,
+                                                operatorPrefix,
+                                                workDirectory,
+                                                checkBeforeOpen));
     }
 
     /**
@@ -165,12 +210,15 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             // then linking them; opening the instance follows
             LOG.info(
                     "Vnode {} restores checkpoint {} from a replica ({} files, {} bytes linked,"
-                            + " none downloaded from the checkpoint storage; checked or fetched"
-                            + " in {} ms, linked in {} ms)",
+                            + " none downloaded from the checkpoint storage; {} in {} ms, linked"
+                            + " in {} ms)",
                     vnode,
                     remote.getCheckpointId(),
                     replica.get().size(),
                     bytes,
+                    checksAfterOpen == null
+                            ? "checked or fetched"
+                            : "listed (checked after the open) or fetched",
                     (resolved - started) / 1_000_000,
                     (System.nanoTime() - resolved) / 1_000_000);
             return List.of(
@@ -190,6 +238,11 @@ public final class ReplicaRestore implements RestoreFromReplicas {
                     e.toString());
             return handles;
         }
+    }
+
+    @Override
+    public AutoCloseable checkAfterOpen(String owner, Consumer<String> onDamaged) {
+        return checksAfterOpen == null ? () -> {} : checksAfterOpen.start(owner, onDamaged);
     }
 
     /** The seed of a vnode restored from a replica, for its replication to skip those files. */

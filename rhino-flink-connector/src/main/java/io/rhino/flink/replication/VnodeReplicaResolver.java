@@ -19,6 +19,7 @@ import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -34,7 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Finds the files of a vnode's replica of the checkpoint Flink restores, on this TaskManager's
  * store (whole and undamaged) or else fetched from a peer, and accepts them only if they match
- * Flink's handle; remembers the SST files of each accepted replica as the vnode's seed.
+ * Flink's handle; remembers the SST files of each accepted replica as the vnode's seed. A stored
+ * file is checked against its checksum before the vnode opens, or, with checks after the open,
+ * handed to them unless a restore opened it unchecked before and no check has passed since.
  */
 final class VnodeReplicaResolver {
 
@@ -44,17 +47,20 @@ final class VnodeReplicaResolver {
     private final PeerReplicaFetcher fetcher;
     private final RestoreCounts counts;
     private final String operatorPrefix;
+    private final ReplicaChecksAfterOpen checksAfterOpen; // null: every file checked before
     private final Map<Integer, Seed> seeds = new ConcurrentHashMap<>(); // vnodes resolve at once
 
     VnodeReplicaResolver(
             ReplicaStore store,
             PeerReplicaFetcher fetcher,
             RestoreCounts counts,
-            String operatorPrefix) {
+            String operatorPrefix,
+            ReplicaChecksAfterOpen checksAfterOpen) {
         this.store = store;
         this.fetcher = fetcher;
         this.counts = counts;
         this.operatorPrefix = operatorPrefix;
+        this.checksAfterOpen = checksAfterOpen;
     }
 
     /** The seed of a vnode whose replica was accepted, if its SST files share one instance. */
@@ -70,16 +76,20 @@ final class VnodeReplicaResolver {
                 store.file(ReplicaListing.path(vnodeDirectory, remote.getCheckpointId()));
         Map<String, Path> files;
         List<String> listedFiles;
+        List<String> unchecked = new ArrayList<>();
         if (listingFile.isPresent()) {
             files = new HashMap<>();
             listedFiles = ReplicaListing.read(listingFile.get()).files();
             for (String listed : listedFiles) {
-                Optional<Path> file = store.file(vnodeDirectory + "/" + listed);
+                String stored = vnodeDirectory + "/" + listed;
+                Optional<Path> file = store.file(stored);
                 if (file.isEmpty()) {
                     return unusable(vnode, remote, "it lacks " + listed);
                 }
-                // a copy damaged on this disk since it arrived: never restored from
-                if (!store.verify(vnodeDirectory + "/" + listed)) {
+                if (checksAfterOpen != null && !store.mustCheckBeforeOpening(stored)) {
+                    unchecked.add(stored);
+                } else if (!store.verify(stored)) {
+                    // a copy damaged on this disk since it arrived: never restored from
                     return unusable(vnode, remote, listed + " is damaged (checksum mismatch)");
                 }
                 files.put(ReplicaListing.fileName(listed), file.get());
@@ -116,6 +126,9 @@ final class VnodeReplicaResolver {
             return unusable(vnode, remote, "it has no RocksDB MANIFEST");
         }
         rememberSeed(vnode, listedFiles);
+        if (!unchecked.isEmpty()) {
+            checksAfterOpen.add(unchecked);
+        }
         return Optional.of(files);
     }
 

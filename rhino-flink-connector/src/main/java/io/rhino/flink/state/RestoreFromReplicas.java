@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 
 /**
@@ -42,6 +43,13 @@ public interface RestoreFromReplicas extends AutoCloseable {
      * that open them.
      */
     List<KeyedStateHandle> handlesFor(int vnode, List<KeyedStateHandle> handles);
+
+    /**
+     * Starts checking, off the task thread, the replica files vnodes opened before they were
+     * checked; {@code onDamaged} hears once, with what to do, if one is damaged. Closing the result
+     * stops the check. Called once, after the vnodes opened.
+     */
+    AutoCloseable checkAfterOpen(String owner, Consumer<String> onDamaged);
 
     /** The seed of a vnode restored from a replica, for its replication to skip those files. */
     Optional<Seed> seedOf(int vnode);

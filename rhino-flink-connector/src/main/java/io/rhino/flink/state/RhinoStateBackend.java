@@ -20,6 +20,7 @@ import io.rhino.flink.config.RhinoOptions;
 import io.rhino.flink.metrics.RhinoMetric;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.flink.spec.UnsupportedJobShapeException;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -388,6 +389,12 @@ public class RhinoStateBackend implements StateBackend, ConfigurableStateBackend
                                                     vnode, seed.directory(), seed.sstFiles()));
                 }
                 restoredFromReplicas(parameters, replicas);
+                // the vnodes opened before their replica files were read through (if so
+                // configured): a damaged one found now fails the task
+                backend.closeWith(
+                        replicas.checkAfterOpen(
+                                "'" + spec.name() + "' subtask " + subtaskIndex,
+                                damaged -> env.failExternally(new IOException(damaged))));
             }
             int locally = localCopies.size();
             RhinoMetric.VNODES_RESTORED_FROM_LOCAL_COPIES.gauge(

@@ -26,6 +26,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RunnableFuture;
 import java.util.stream.Stream;
 import javax.annotation.Nonnull;
@@ -86,6 +87,7 @@ public final class VnodeKeyedStateBackend<K>
     private volatile Map<Integer, RestoreSource> restoreSources = Map.of();
     private final TransferDirectory transferDirectory;
     private final Closeable installResources;
+    private final List<AutoCloseable> closeWithBackend = new CopyOnWriteArrayList<>();
 
     VnodeKeyedStateBackend(
             String operatorIdentifier,
@@ -274,6 +276,11 @@ public final class VnodeKeyedStateBackend<K>
      */
     public void restoredFrom(List<String> holders) {
         replicaSeeds.restoredFrom(holders);
+    }
+
+    /** Closes {@code resource} when this backend closes or is disposed. */
+    void closeWith(AutoCloseable resource) {
+        closeWithBackend.add(resource);
     }
 
     /** Records where the restore took each vnode from, for the gate to report. */
@@ -508,6 +515,7 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public void dispose() {
         IOUtils.closeQuietly(installResources);
+        closeWithBackend.forEach(IOUtils::closeQuietly);
         owned.disposeAll();
         // whatever scratch of transfers is left: none of them can complete any more
         transferDirectory.delete();
@@ -516,6 +524,7 @@ public final class VnodeKeyedStateBackend<K>
     @Override
     public void close() throws IOException {
         IOUtils.closeQuietly(installResources);
+        closeWithBackend.forEach(IOUtils::closeQuietly);
         owned.closeAll();
     }
 

@@ -60,6 +60,7 @@ public final class VnodeBackendHarness implements AutoCloseable {
     private Configuration configuration = new Configuration();
     private String checkpointScheme = "file";
     private TaskReplicas replicas;
+    private java.util.function.Consumer<Throwable> externalFailures;
     private JobID sharedJob;
     private java.io.File sharedTaskManagerDirectory;
 
@@ -101,6 +102,12 @@ public final class VnodeBackendHarness implements AutoCloseable {
         return this;
     }
 
+    /** Tasks of backends created from now on report a failure from outside the task thread here. */
+    VnodeBackendHarness withExternalFailures(java.util.function.Consumer<Throwable> failures) {
+        this.externalFailures = failures;
+        return this;
+    }
+
     /**
      * Checkpoints from now on are written through the file system of {@code scheme} (a local one
      * registered for tests, such as {@code stalling}) and restored through it.
@@ -136,6 +143,9 @@ public final class VnodeBackendHarness implements AutoCloseable {
                                     new Configuration(), sharedTaskManagerDirectory));
         }
         MockEnvironment env = environment.build();
+        if (externalFailures != null) {
+            env.setExternalFailureCauseConsumer(externalFailures);
+        }
         resources.add(env);
         workingDirectories.put(subtask, env.getTaskManagerInfo().getTmpWorkingDirectory());
         KeyGroupRange subtaskRange =

@@ -110,7 +110,8 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                 ReplicaRestore.forTask(
                         env,
                         PeerVnodeReplication.operatorPrefix(
-                                env.getJobID().toString(), placement.spec().name())));
+                                env.getJobID().toString(), placement.spec().name()),
+                        false));
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

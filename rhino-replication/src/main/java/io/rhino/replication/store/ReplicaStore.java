@@ -26,6 +26,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -56,6 +58,8 @@ public final class ReplicaStore {
     private volatile CommitListener listener = CommitListener.NONE;
     private volatile long outOfSpaceAtNanos;
     private volatile boolean outOfSpace;
+    // files a restore opened before checking them, until a check passes (this process only)
+    private final Set<Path> openedUnchecked = ConcurrentHashMap.newKeySet();
 
     /** Opens (creating) the store and removes what interrupted transfers left. */
     public ReplicaStore(Path root) throws IOException {
@@ -129,11 +133,14 @@ public final class ReplicaStore {
         Path file = resolve(relativePath);
         Files.deleteIfExists(checksumOf(file));
         Files.deleteIfExists(file);
+        openedUnchecked.remove(file);
     }
 
     /** Deletes a directory of the store with everything in it (nothing if absent). */
     public void deleteTree(String relativePath) throws IOException {
-        deleteDirectory(resolve(relativePath));
+        Path directory = resolve(relativePath);
+        deleteDirectory(directory);
+        openedUnchecked.removeIf(file -> file.startsWith(directory));
     }
 
     /** Deletes {@code directory} with everything in it (nothing if absent). */
@@ -265,6 +272,20 @@ public final class ReplicaStore {
     }
 
     /**
+     * Notes that a restore opened this stored file before checking it. Until a {@link #verify} of
+     * it passes, {@link #mustCheckBeforeOpening} tells later restores to check it first: a damaged
+     * copy that failed the restored task is then passed over instead of failing it again.
+     */
+    public void openedUnchecked(String relativePath) {
+        openedUnchecked.add(resolve(relativePath));
+    }
+
+    /** Whether a restore opened this file unchecked and no check of it has passed since. */
+    public boolean mustCheckBeforeOpening(String relativePath) {
+        return openedUnchecked.contains(resolve(relativePath));
+    }
+
+    /**
      * Whether the stored file still has the checksum it was stored with (a flipped bit on disk is
      * found here, in the file or in its checksum; a file that lost its checksum fails too).
      *
@@ -272,6 +293,14 @@ public final class ReplicaStore {
      */
     public boolean verify(String relativePath) throws IOException {
         Path file = resolve(relativePath);
+        boolean intact = verify(file);
+        if (intact) {
+            openedUnchecked.remove(file);
+        }
+        return intact;
+    }
+
+    private boolean verify(Path file) throws IOException {
         int recorded;
         try {
             recorded = recordedChecksum(file);

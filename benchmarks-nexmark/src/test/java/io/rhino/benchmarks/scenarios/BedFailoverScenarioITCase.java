@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * rhino.bed.state-sizes} (default {@code 1g}), {@code rhino.bed.systems} (default the paper's five;
  * {@code rhino-local-3-copies} too), {@code rhino.bed.events-per-second} (10000), {@code
  * rhino.bed.checkpoint-seconds} (10), {@code rhino.netbed.rate} and {@code rhino.netbed.delay} (the
- * links, default 1 Gbit/s).
+ * links, default 1 Gbit/s), {@code rhino.bed.rhino-options} ({@code rhino.key=value,...} for the
+ * Rhino systems' jobs).
  */
 class BedFailoverScenarioITCase {
 

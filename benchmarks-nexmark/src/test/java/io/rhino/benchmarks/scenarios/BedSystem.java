@@ -111,6 +111,23 @@ enum BedSystem {
             config.set(RhinoOptions.REPLICATION_FACTOR, copies);
             config.set(RhinoOptions.REPLICATION_SECRET, UUID.randomUUID().toString());
         }
+        if (rhino()) {
+            // e.g. -Drhino.bed.rhino-options=rhino.replication.restore.check-before-open=false
+            for (String option : System.getProperty("rhino.bed.rhino-options", "").split(",")) {
+                int equals = option.indexOf('=');
+                if (!option.isBlank()) {
+                    if (equals < 1 || !option.trim().startsWith("rhino.")) {
+                        throw new IllegalArgumentException(
+                                "rhino.bed.rhino-options: expected rhino.key=value[,...], got '"
+                                        + option
+                                        + "'");
+                    }
+                    config.setString(
+                            option.substring(0, equals).trim(),
+                            option.substring(equals + 1).trim());
+                }
+            }
+        }
         return config;
     }
 }

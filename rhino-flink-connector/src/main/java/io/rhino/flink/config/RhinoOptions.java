@@ -640,20 +640,23 @@ public final class RhinoOptions {
     public static final ConfigOption<Boolean> REPLICATION_RESTORE_CHECK_BEFORE_OPEN =
             ConfigOptions.key("rhino.replication.restore.check-before-open")
                     .booleanType()
-                    .defaultValue(false)
+                    .defaultValue(true)
                     .withDescription(
                             "Whether a subtask that restores vnodes from the replicas on its"
                                     + " TaskManager reads each replica file to compare it with the"
                                     + " checksum it was stored with before opening the vnode"
                                     + " (true), or opens the vnodes at once and checks their files"
-                                    + " right after, on a thread of its own (false). Nothing"
-                                    + " damaged is processed either way: RocksDB checks every"
-                                    + " block it reads. With false, a damaged file found by the"
-                                    + " check fails the restored task, and the next restore on"
-                                    + " that TaskManager checks the replica first and takes the"
-                                    + " vnode from the checkpoint storage instead. true makes"
-                                    + " every restore from a replica read its whole state before"
-                                    + " processing starts.");
+                                    + " right after, on a thread of its own, while the subtask"
+                                    + " processes (false). Nothing damaged is processed either"
+                                    + " way: RocksDB checks every block it reads. With false, a"
+                                    + " damaged file found by the check is deleted and fails the"
+                                    + " restored task once; the next restore takes the vnode from"
+                                    + " the checkpoint storage. false shortens the restore by the"
+                                    + " time to read the replica, but the check then competes"
+                                    + " with the catch-up: on the 2-core network bed at 10 GB it"
+                                    + " made the recovery slower (see docs/benchmarks.md); try it"
+                                    + " where TaskManagers have cores and disk bandwidth to"
+                                    + " spare.");
 
     private RhinoOptions() {}
 }

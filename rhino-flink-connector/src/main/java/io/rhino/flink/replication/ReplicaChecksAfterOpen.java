@@ -71,6 +71,20 @@ final class ReplicaChecksAfterOpen {
         };
     }
 
+    /**
+     * Deletes a damaged file, so that no restore or listing uses it again (a listing that names it
+     * is refused, and the chain sends the vnode whole); says what became of it.
+     */
+    private String quarantine(String file) {
+        try {
+            store.delete(file);
+            return "was deleted from the replica store";
+        } catch (IOException e) {
+            LOG.warn("Could not delete the damaged replica file {}: {}", file, e.toString());
+            return "could not be deleted (" + e + "); later restores check it before opening";
+        }
+    }
+
     private void check(String owner, List<String> toCheck, Consumer<String> onDamaged) {
         long started = System.nanoTime();
         int checked = 0;
@@ -86,11 +100,12 @@ final class ReplicaChecksAfterOpen {
                                     + " that "
                                     + owner
                                     + " restored from is damaged (its checksum does not match"
-                                    + " the one it was stored with). The task fails over; its"
-                                    + " TaskManager checks that replica before the next restore"
-                                    + " and restores the vnode from the checkpoint storage"
-                                    + " instead. Check the replica disk"
-                                    + " (rhino.replication.dir).");
+                                    + " the one it was stored with) and "
+                                    + quarantine(file)
+                                    + ". The task fails over, and the next restore takes the"
+                                    + " vnode from the checkpoint storage instead; the chain"
+                                    + " sends the vnode's files again at a later checkpoint."
+                                    + " Check the replica disk (rhino.replication.dir).");
                     return;
                 }
                 checked++;

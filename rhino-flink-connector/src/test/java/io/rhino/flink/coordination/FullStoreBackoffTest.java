@@ -35,10 +35,10 @@ import org.junit.jupiter.api.Test;
  */
 class FullStoreBackoffTest {
 
-    private static final Duration BACKOFF = Duration.ofMillis(500);
-    // long enough that the back-off cannot end before the close on a loaded machine (it did at
-    // 500 ms: 440 ms passed between the report and the close)
-    private static final Duration BACKOFF_AT_CLOSE = Duration.ofSeconds(2);
+    // long enough that the back-off cannot end before the test looks at it on a loaded machine (at
+    // 500 ms it did: 440 ms passed between the report and the close, and more than 500 ms between
+    // the report and the first look while a benchmark ran)
+    private static final Duration BACKOFF = Duration.ofSeconds(2);
 
     @Test
     void aFreedTaskManagerRejoinsTheChainsWhenItsBackoffEndsWithoutAnotherReport()
@@ -79,8 +79,7 @@ class FullStoreBackoffTest {
                 new MockOperatorCoordinatorContext(new OperatorID(), 3);
         RhinoOperatorSpec spec = new RhinoOperatorSpec("cancelled", 128, 6, 3, 3);
         RhinoOperatorHub hub = RhinoOperatorHub.of(context, spec, 1);
-        hub.manager(
-                context, HandoverManagerOptions.defaults(), replicatedSettings(BACKOFF_AT_CLOSE));
+        hub.manager(context, HandoverManagerOptions.defaults(), replicatedSettings(BACKOFF));
         hub.routerStarted(0, 0, spec.initialRoutingTable());
         hub.gateStarted(0, 0, "tm-0", "127.0.0.2:7000", -1, Map.of());
         hub.gateStarted(1, 0, "tm-1", "127.0.0.3:7000", -1, Map.of());
@@ -89,7 +88,7 @@ class FullStoreBackoffTest {
 
         hub.close();
         hub.gateStarted(1, 1, "tm-1", "127.0.0.3:7000", 0, Map.of());
-        Thread.sleep(BACKOFF_AT_CLOSE.toMillis() + 1_000);
+        Thread.sleep(BACKOFF.toMillis() + 1_000);
 
         assertThat(chainMembers(hub)).as("chains after close").doesNotContain("tm-2");
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();

@@ -111,7 +111,7 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                         env,
                         PeerVnodeReplication.operatorPrefix(
                                 env.getJobID().toString(), placement.spec().name()),
-                        false));
+                        true));
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

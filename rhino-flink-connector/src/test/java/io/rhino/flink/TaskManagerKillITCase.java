@@ -46,7 +46,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,11 +96,19 @@ class TaskManagerKillITCase {
 
     @TempDir Path directory;
 
-    @ParameterizedTest(name = "task-local recovery {0}")
-    @ValueSource(booleans = {false, true})
+    private boolean checkReplicasBeforeOpen;
+
+    /**
+     * With or without task-local recovery; the restored subtasks check their local replicas before
+     * the vnodes open (Rhino's default) or after, while they process: a check that took an intact
+     * replica for a damaged one would fail the task and its vnode would be downloaded.
+     */
+    @ParameterizedTest(name = "task-local recovery {0}, replicas checked before the open {1}")
+    @CsvSource({"false, true", "false, false", "true, true"})
     @Timeout(420)
-    void aKilledTaskManagersVnodesRecoverAndReplicateAgainOnTheSurvivors(boolean localRecovery)
-            throws Exception {
+    void aKilledTaskManagersVnodesRecoverAndReplicateAgainOnTheSurvivors(
+            boolean localRecovery, boolean checkBeforeOpen) throws Exception {
+        checkReplicasBeforeOpen = checkBeforeOpen;
         Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
         if (localRecovery) {
             RhinoClusters.onlyWithAllVariants("task-local recovery");
@@ -212,6 +220,7 @@ class TaskManagerKillITCase {
                 config, directory.resolve(checkpoints), RhinoClusters.ONLY_TRIGGERED_CHECKPOINTS);
         RhinoClusters.withPeerReplication(config, directory.resolve("unused"), "tm-kill-it");
         config.set(RhinoOptions.REPLICATION_FACTOR, 3);
+        config.set(RhinoOptions.REPLICATION_RESTORE_CHECK_BEFORE_OPEN, checkReplicasBeforeOpen);
         // while a lost TaskManager's slots still look free, restarts may fail more than once
         RhinoClusters.withRestarts(config, 20, Duration.ofSeconds(1));
         config.set(RhinoOptions.REST_PORT, restPort);

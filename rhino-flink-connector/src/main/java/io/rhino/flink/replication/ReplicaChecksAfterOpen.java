@@ -18,6 +18,7 @@ import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -29,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * The replica files a restore opened before checking them, checked afterwards on a thread of their
  * own, so that a subtask starts processing without first reading its whole state. Reading a damaged
  * block fails in RocksDB, which checks every block it reads, so nothing damaged is processed
- * meanwhile; the check finds damage in blocks not read yet, and marks the files for the next
- * restore to check first ({@link ReplicaStore#openedUnchecked}) until it passes.
+ * meanwhile; the check finds damage in blocks not read yet and deletes the damaged file. Until a
+ * file's check passes, the store marks it for later restores to check first ({@link
+ * ReplicaStore#openedUnchecked}): a task that fails before its check ended does not open the same
+ * replica unchecked again.
  */
 final class ReplicaChecksAfterOpen {
 
@@ -92,11 +95,12 @@ final class ReplicaChecksAfterOpen {
             if (Thread.currentThread().isInterrupted()) {
                 return;
             }
+            Path path = store.resolve(file);
             try {
                 if (!store.verify(file)) {
                     onDamaged.accept(
                             "The replica file "
-                                    + store.resolve(file)
+                                    + path
                                     + " that "
                                     + owner
                                     + " restored from is damaged (its checksum does not match"
@@ -117,7 +121,7 @@ final class ReplicaChecksAfterOpen {
             } catch (IOException e) {
                 onDamaged.accept(
                         "The replica file "
-                                + file
+                                + path
                                 + " that "
                                 + owner
                                 + " restored from cannot be read ("

@@ -255,13 +255,43 @@ class ReplicaRestoreTest {
 
     @Test
     void aReplicaDamagedOnDiskSinceItArrivedIsNotUsed() throws Exception {
+        storeDamagedReplica();
+
+        assertFallsBack(flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L)));
+    }
+
+    /**
+     * With the checks after the open, a damaged replica opens (its check follows); but one that an
+     * earlier restore opened unchecked, whose task failed before the check ended (a failover
+     * landing meanwhile), is checked first and passed over: no failover loop on one replica.
+     */
+    @Test
+    void withChecksAfterTheOpenAReplicaOpenedUncheckedBeforeIsCheckedFirst() throws Exception {
+        storeDamagedReplica();
+        IncrementalRemoteKeyedStateHandle remote =
+                flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L));
+        try (ReplicaRestore first = ReplicaRestore.from(store, PREFIX, work, false)) {
+            assertThat(first.handlesFor(3, List.of(remote)))
+                    .as("the first restore, its check to follow the open")
+                    .doesNotContain(remote);
+            // the task fails before its check starts: the check never runs
+        }
+        assertThat(store.mustCheckBeforeOpening(VNODE + "/i-a/000011.sst")).isTrue();
+
+        try (ReplicaRestore second = ReplicaRestore.from(store, PREFIX, work, false)) {
+            assertThat(second.handlesFor(3, List.of(remote)))
+                    .as("the failover's restore")
+                    .containsExactly(remote);
+            assertThat(second.restoredVnodes()).isZero();
+        }
+    }
+
+    private void storeDamagedReplica() throws Exception {
         storeReplica(Map.of("i-a/000010.sst", "ten", "i-a/000011.sst", "eleven"));
         Path sst = store.file(VNODE + "/i-a/000011.sst").orElseThrow();
         byte[] bytes = Files.readAllBytes(sst);
         bytes[2] ^= 0x01; // one flipped bit, the size unchanged
         Files.write(sst, bytes);
-
-        assertFallsBack(flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L)));
     }
 
     @Test

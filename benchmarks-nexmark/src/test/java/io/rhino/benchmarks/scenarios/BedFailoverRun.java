@@ -60,6 +60,8 @@ final class BedFailoverRun {
      * @param crossed bytes on each host's link from the kill until caught up
      * @param restoreSources Rhino's vnodes by where they were restored from (empty for Flink)
      * @param killSecond the second of the run's latency series in which the kill happened
+     * @param restoredCheckpoint the latest completed checkpoint at the kill, which the job restores
+     * @param restoredCheckpointAgeMillis from its trigger to the kill: the input the job replays
      */
     record Result(
             BedSystem system,
@@ -69,7 +71,9 @@ final class BedFailoverRun {
             Map<String, LinkCounters> crossed,
             Map<String, Integer> restoreSources,
             LatencyReport latency,
-            long killSecond) {}
+            long killSecond,
+            BedJob.CheckpointTimings restoredCheckpoint,
+            long restoredCheckpointAgeMillis) {}
 
     private final BedSystem system;
     private final BedNbq8.Settings settings;
@@ -92,16 +96,19 @@ final class BedFailoverRun {
 
         String joinTask = job.taskName(Nbq8.JOIN_OPERATOR);
         int victim = job.taskManagerIndexOf(joinTask, 0);
+        BedJob.CheckpointTimings restored = job.latestCheckpointTimings(joinTask);
         Map<String, LinkCounters> before = bed.hosts().bed().counters();
         long killed = System.currentTimeMillis();
         latency.markPhase("failure", killed);
         cluster.kill(victim);
         LOG.info(
-                "{}: killed TaskManager {} (ran {}[0]), {} of state checkpointed",
+                "{}: killed TaskManager {} (ran {}[0]), {} of state checkpointed; the latest"
+                        + " checkpoint {}",
                 system.wireName(),
                 victim,
                 joinTask,
-                checkpointed);
+                checkpointed,
+                restored);
         // the first restart: Flink may restart again once it declares the TaskManager lost
         long detected = job.awaitStatus("RUNNING", false, RECOVERY_TIMEOUT);
         job.awaitStatus("RUNNING", true, RECOVERY_TIMEOUT);
@@ -151,7 +158,9 @@ final class BedFailoverRun {
                 crossed,
                 sources,
                 latency.report(),
-                (killed - latency.startMillis()) / 1000);
+                (killed - latency.startMillis()) / 1000,
+                restored,
+                killed - restored.triggeredMillis());
     }
 
     /** Rhino's count of an operator's vnodes by where their last restore took them from. */

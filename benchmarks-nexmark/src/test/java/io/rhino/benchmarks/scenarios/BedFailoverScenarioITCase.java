@@ -115,7 +115,9 @@ class BedFailoverScenarioITCase {
                         + "catch_up_ms,total_ms,flink_max_download_ms,flink_max_restore_ms,"
                         + "flink_restored_remote_bytes,flink_restored_local_disk_bytes,"
                         + "storage_sent_bytes,taskmanagers_received_bytes,"
-                        + "restore_sources,max_latency_after_kill_ms");
+                        + "restore_sources,max_latency_after_kill_ms,"
+                        + "restored_checkpoint_age_ms,restored_checkpoint_duration_ms,"
+                        + "restored_checkpoint_max_async_ms,restored_checkpoint_max_alignment_ms");
         for (BedFailoverRun.Result result : results) {
             List<String> cells = new ArrayList<>();
             cells.add(result.system().wireName());
@@ -153,6 +155,11 @@ class BedFailoverScenarioITCase {
                                     .phases()
                                     .getOrDefault("failure", LatencyStats.EMPTY)
                                     .maxMs()));
+            BedJob.CheckpointTimings restored = result.restoredCheckpoint();
+            cells.add(String.valueOf(result.restoredCheckpointAgeMillis()));
+            cells.add(String.valueOf(restored.durationMillis()));
+            cells.add(String.valueOf(restored.maxAsyncMillis()));
+            cells.add(String.valueOf(restored.maxAlignmentMillis()));
             lines.add(String.join(",", cells));
         }
         return lines;

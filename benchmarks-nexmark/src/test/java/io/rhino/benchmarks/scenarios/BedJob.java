@@ -128,6 +128,60 @@ final class BedJob {
         return checkpoints().at("/latest/completed/trigger_timestamp").asLong(0);
     }
 
+    /**
+     * The latest completed checkpoint as a failure would find it: when it was triggered (a restore
+     * replays the input from there), how long it took end to end, and the slowest subtask of task
+     * {@code name} in each part of it; with the durations of the checkpoints completed before it.
+     */
+    record CheckpointTimings(
+            long id,
+            long triggeredMillis,
+            long durationMillis,
+            long maxSyncMillis,
+            long maxAsyncMillis,
+            long maxAlignmentMillis,
+            long maxStartDelayMillis,
+            List<Long> recentDurationsMillis) {}
+
+    CheckpointTimings latestCheckpointTimings(String name) throws Exception {
+        JsonNode checkpoints = checkpoints();
+        JsonNode latest = checkpoints.at("/latest/completed");
+        long checkpointId = latest.path("id").asLong();
+        List<Long> recent = new ArrayList<>();
+        for (JsonNode listed : checkpoints.path("history")) {
+            if (listed.path("status").asText().equals("COMPLETED")) {
+                recent.add(listed.path("end_to_end_duration").asLong());
+            }
+        }
+        JsonNode subtasks =
+                rest.get(
+                        "/jobs/"
+                                + id
+                                + "/checkpoints/details/"
+                                + checkpointId
+                                + "/subtasks/"
+                                + vertexId(name));
+        long sync = 0;
+        long async = 0;
+        long alignment = 0;
+        long startDelay = 0;
+        for (JsonNode subtask : subtasks.path("subtasks")) {
+            sync = Math.max(sync, subtask.at("/checkpoint/sync").asLong(0));
+            async = Math.max(async, subtask.at("/checkpoint/async").asLong(0));
+            alignment = Math.max(alignment, subtask.at("/alignment/duration").asLong(0));
+            startDelay = Math.max(startDelay, subtask.path("start_delay").asLong(0));
+        }
+        return new CheckpointTimings(
+                checkpointId,
+                latest.path("trigger_timestamp").asLong(),
+                latest.path("end_to_end_duration").asLong(),
+                sync,
+                async,
+                alignment,
+                startDelay,
+                recent);
+    }
+
     /** The name of the task that runs keyed operator {@code operator} (its gate's, for Rhino). */
     String taskName(String operator) throws Exception {
         List<String> names = new ArrayList<>();

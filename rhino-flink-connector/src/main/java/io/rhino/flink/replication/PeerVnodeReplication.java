@@ -227,6 +227,7 @@ public final class PeerVnodeReplication implements VnodeReplication {
         private final Map<Integer, Path> flinkSnapshots;
         private final Map<Integer, Object> instances;
         private final Map<Integer, Relist> relisted;
+        private boolean secured;
 
         /**
          * @param flinkSnapshots vnodes whose files are still to be linked from the RocksDB
@@ -263,17 +264,31 @@ public final class PeerVnodeReplication implements VnodeReplication {
         }
 
         @Override
-        public void replicate() throws Exception {
-            if (chain.isEmpty()) {
+        public synchronized void secure() throws Exception {
+            if (secured || chain.isEmpty()) {
                 return;
             }
-            long started = System.nanoTime();
-            long bytes = 0;
             try {
                 // before the vnodes' snapshot futures run: they delete Flink's checkpoints
                 for (Map.Entry<Integer, Path> flinks : flinkSnapshots.entrySet()) {
                     FileLinks.linkDirectory(flinks.getValue(), byVnode.get(flinks.getKey()));
                 }
+            } catch (Exception e) {
+                listener.failed(checkpointId, e);
+                throw e;
+            }
+            secured = true;
+        }
+
+        @Override
+        public void replicate() throws Exception {
+            if (chain.isEmpty()) {
+                return;
+            }
+            secure();
+            long started = System.nanoTime();
+            long bytes = 0;
+            try {
                 synchronized (rounds) {
                     Set<Integer> inCheckpoint = new TreeSet<>(byVnode.keySet());
                     inCheckpoint.addAll(relisted.keySet());

@@ -90,7 +90,17 @@ public interface VnodeReplication {
     /** One checkpoint's captured vnode files. */
     interface Capture {
 
-        /** Replicates them; returns once every copy is stored and verified. */
+        /**
+         * Keeps the captured files that the vnodes' snapshots delete when they end (Flink's own
+         * RocksDB checkpoints of the vnodes): called before those run, so that {@link #replicate}
+         * may run alongside them. Idempotent.
+         */
+        default void secure() throws Exception {}
+
+        /**
+         * Replicates them; returns once every copy is stored and verified. Secures them first if
+         * {@link #secure} was not called.
+         */
         void replicate() throws Exception;
 
         /** Deletes the captured files (after {@link #replicate}, or instead of it). */

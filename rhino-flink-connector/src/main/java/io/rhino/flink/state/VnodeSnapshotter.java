@@ -320,6 +320,25 @@ final class VnodeSnapshotter<K> {
         }
     }
 
+    /**
+     * Discards the vnodes' snapshots after their replication failed; returns what to throw: a
+     * cancellation if a vnode's snapshot was cancelled (its backend closed and deleted the files
+     * the replication links), else the failure.
+     */
+    private static Exception replicationFailed(
+            Map<Integer, RunnableFuture<SnapshotResult<KeyedStateHandle>>> futures,
+            Exception failure) {
+        boolean vnodeSnapshotCancelled = futures.values().stream().anyMatch(Future::isCancelled);
+        cancelAndDiscard(futures);
+        if (vnodeSnapshotCancelled) {
+            CancellationException cancelled =
+                    new CancellationException("A vnode snapshot was cancelled");
+            cancelled.initCause(failure);
+            return cancelled;
+        }
+        return failure;
+    }
+
     private SnapshotResult<KeyedStateHandle> completeSnapshot(
             long checkpointId,
             boolean savepoint,
@@ -333,9 +352,33 @@ final class VnodeSnapshotter<K> {
         // where the chain holds each vnode's files: seeds of a restore from a task-local copy
         Map<Integer, VnodeReplication.HeldReplica> heldByChain = new TreeMap<>();
         if (capture != null) {
-            // the checkpoint is reported only once every copy is stored and verified
+            // the checkpoint is reported only once every copy is stored and verified; the copies
+            // travel while the vnodes upload
+            ReplicationAlongside replication;
             try {
-                capture.replicate();
+                replication =
+                        ReplicationAlongside.start(
+                                capture,
+                                "rhino-replication-subtask-"
+                                        + subtaskIndex
+                                        + "-checkpoint-"
+                                        + checkpointId);
+            } catch (Exception e) {
+                capture.discard();
+                throw replicationFailed(futures, e);
+            }
+            try {
+                for (RunnableFuture<SnapshotResult<KeyedStateHandle>> future : futures.values()) {
+                    FutureUtils.runIfNotDoneAndGet(future);
+                }
+            } catch (Exception e) {
+                replication.stop();
+                cancelAndDiscard(futures);
+                capture.discard();
+                throw e;
+            }
+            try {
+                replication.await();
                 replicaHolders = capture.holders();
                 Set<Integer> inCheckpoint = new TreeSet<>(futures.keySet());
                 inCheckpoint.addAll(reused.keySet());
@@ -343,18 +386,8 @@ final class VnodeSnapshotter<K> {
                     capture.held(vnode).ifPresent(held -> heldByChain.put(vnode, held));
                 }
             } catch (Exception e) {
-                boolean vnodeSnapshotCancelled =
-                        futures.values().stream().anyMatch(Future::isCancelled);
-                cancelAndDiscard(futures);
-                if (vnodeSnapshotCancelled) {
-                    // its backend closed and deleted the files the replication links: the same
-                    // cancellation, not a failure
-                    CancellationException cancelled =
-                            new CancellationException("A vnode snapshot was cancelled");
-                    cancelled.initCause(e);
-                    throw cancelled;
-                }
-                throw e;
+                replication.stop();
+                throw replicationFailed(futures, e);
             } finally {
                 capture.discard();
             }

@@ -367,6 +367,7 @@ final class VnodeSnapshotter<K> {
                 capture.discard();
                 throw replicationFailed(futures, e);
             }
+            long uploading = System.nanoTime();
             try {
                 for (RunnableFuture<SnapshotResult<KeyedStateHandle>> future : futures.values()) {
                     FutureUtils.runIfNotDoneAndGet(future);
@@ -377,8 +378,15 @@ final class VnodeSnapshotter<K> {
                 capture.discard();
                 throw e;
             }
+            long uploaded = System.nanoTime();
             try {
                 replication.await();
+                LOG.debug(
+                        "Checkpoint {}: the vnodes uploaded in {} ms, their replication ended {} ms"
+                                + " later",
+                        checkpointId,
+                        (uploaded - uploading) / 1_000_000,
+                        (System.nanoTime() - uploaded) / 1_000_000);
                 replicaHolders = capture.holders();
                 Set<Integer> inCheckpoint = new TreeSet<>(futures.keySet());
                 inCheckpoint.addAll(reused.keySet());

@@ -95,7 +95,7 @@ final class FlinkProcess implements AutoCloseable {
         Path conf = directory.resolve("conf");
         Files.createDirectories(conf);
         Path log4j = conf.resolve("log4j.properties");
-        Files.writeString(log4j, LOG4J);
+        Files.writeString(log4j, LOG4J + debugLoggers());
         List<String> command = new ArrayList<>(launcher);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
@@ -159,6 +159,29 @@ final class FlinkProcess implements AutoCloseable {
     @Override
     public String toString() {
         return name + " (pid " + process.pid() + ", " + (isAlive() ? "alive" : "dead") + ")";
+    }
+
+    /**
+     * Loggers the processes log at DEBUG, from the comma-separated {@code
+     * rhino.cluster.debug-loggers} (e.g. {@code io.rhino.flink.state.VnodeSnapshotter}): to look
+     * inside a run without changing the code.
+     */
+    private static String debugLoggers() {
+        StringBuilder loggers = new StringBuilder();
+        int index = 0;
+        for (String name : System.getProperty("rhino.cluster.debug-loggers", "").split(",")) {
+            if (!name.isBlank()) {
+                loggers.append("logger.debug")
+                        .append(index)
+                        .append(".name = ")
+                        .append(name.strip())
+                        .append("\nlogger.debug")
+                        .append(index)
+                        .append(".level = DEBUG\n");
+                index++;
+            }
+        }
+        return loggers.toString();
     }
 
     private static final String LOG4J =

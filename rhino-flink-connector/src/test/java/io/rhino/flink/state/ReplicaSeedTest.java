@@ -19,26 +19,37 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaListing;
+import io.rhino.flink.replication.VnodeReplicaCollector;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import io.rhino.replication.ReplicationService;
+import io.rhino.replication.store.CommitListener;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.state.CheckpointStateOutputStream;
+import org.apache.flink.runtime.state.CheckpointStreamFactory;
+import org.apache.flink.runtime.state.CheckpointedStateScope;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.SnapshotResult;
+import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
@@ -51,8 +62,9 @@ import org.junit.jupiter.api.io.TempDir;
  * What a chain receives of a vnode's checkpoint. A vnode rebuilt from a replica replicates, to a
  * chain that holds that replica, only what it lacks: the holder's SST copies stay the same files
  * (same inodes), in the same instance directory. Without the seed, every file goes again into a new
- * instance directory. And a replica holds the files of Flink's snapshot of the checkpoint, not what
- * the instance wrote after the checkpoint's synchronous phase.
+ * instance directory. A replica holds the files of Flink's snapshot of the checkpoint, not what the
+ * instance wrote after the checkpoint's synchronous phase. And the chain receives them while the
+ * vnodes upload to the checkpoint storage.
  */
 class ReplicaSeedTest {
 
@@ -295,6 +307,39 @@ class ReplicaSeedTest {
     }
 
     /** A subtask's backend with state, replicating to the holder. */
+    /**
+     * A checkpoint's replication travels while its vnodes upload to the checkpoint storage, not
+     * before they start: a chain member that stores nothing until the first vnode upload began
+     * still gets every vnode's replica, and the checkpoint completes. Run one after the other, the
+     * replication would wait for an upload that only starts once it ended, and time out.
+     */
+    @Test
+    void theChainReceivesTheCheckpointWhileItsVnodesUpload() throws Exception {
+        VnodeKeyedStateBackend<Long> backend = replicatedBackend();
+        CountDownLatch uploading = new CountDownLatch(1);
+        holder.store().listen(new StoresOnceUploading(holder, uploading));
+
+        SnapshotResult<KeyedStateHandle> result =
+                FutureUtils.runIfNotDoneAndGet(
+                        backend.snapshot(
+                                1,
+                                System.currentTimeMillis(),
+                                new SignalsUploads(storage(1), uploading),
+                                CheckpointOptions.forCheckpointWithDefaultLocation()));
+
+        assertThat(result.getJobManagerOwnedSnapshot()).isNotNull();
+        for (int vnode : backend.ownedVnodes()) {
+            assertThat(
+                            holder.store()
+                                    .file(
+                                            ReplicaListing.path(
+                                                    ReplicaListing.vnodeDirectory(PREFIX, vnode),
+                                                    1)))
+                    .as("vnode %d's listing of checkpoint 1 on the holder", vnode)
+                    .isPresent();
+        }
+    }
+
     private VnodeKeyedStateBackend<Long> replicatedBackend() throws Exception {
         harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
         primary = service("127.0.0.2", "primary");
@@ -311,16 +356,19 @@ class ReplicaSeedTest {
         return backend.snapshot(
                 checkpointId,
                 System.currentTimeMillis(),
-                new FsCheckpointStreamFactory(
-                        org.apache.flink.core.fs.FileSystem.getLocalFileSystem(),
-                        new org.apache.flink.core.fs.Path(
-                                Files.createDirectories(tmp.resolve("chk-" + checkpointId))
-                                        .toUri()),
-                        new org.apache.flink.core.fs.Path(
-                                Files.createDirectories(tmp.resolve("shared")).toUri()),
-                        1024,
-                        4096),
+                storage(checkpointId),
                 CheckpointOptions.forCheckpointWithDefaultLocation());
+    }
+
+    private CheckpointStreamFactory storage(long checkpointId) throws IOException {
+        return new FsCheckpointStreamFactory(
+                FileSystem.getLocalFileSystem(),
+                new org.apache.flink.core.fs.Path(
+                        Files.createDirectories(tmp.resolve("chk-" + checkpointId)).toUri()),
+                new org.apache.flink.core.fs.Path(
+                        Files.createDirectories(tmp.resolve("shared")).toUri()),
+                1024,
+                4096);
     }
 
     private static Set<String> sstNames(Path rocksDbCheckpoint) throws Exception {
@@ -378,6 +426,75 @@ class ReplicaSeedTest {
         for (long key = 0; key < 5_000; key++) {
             backend.setCurrentKey(key);
             state.update("value-" + key + "-".repeat((int) (key % 40)));
+        }
+    }
+
+    /** A holder's store that commits a file only once a vnode's upload began. */
+    private static final class StoresOnceUploading implements CommitListener {
+        private final VnodeReplicaCollector collector;
+        private final CountDownLatch uploading;
+
+        StoresOnceUploading(ReplicationService holder, CountDownLatch uploading) {
+            this.collector = new VnodeReplicaCollector(holder.store());
+            this.uploading = uploading;
+        }
+
+        @Override
+        public void beforeCommit(String relativePath, Path file) throws IOException {
+            try {
+                if (!uploading.await(20, TimeUnit.SECONDS)) {
+                    throw new IOException("No vnode uploaded while " + relativePath + " arrived");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+            collector.beforeCommit(relativePath, file);
+        }
+
+        @Override
+        public void committed(String relativePath) {
+            collector.committed(relativePath);
+        }
+    }
+
+    /** The checkpoint storage, telling when the first stream to it opens. */
+    private static final class SignalsUploads implements CheckpointStreamFactory {
+        private final CheckpointStreamFactory storage;
+        private final CountDownLatch uploading;
+
+        SignalsUploads(CheckpointStreamFactory storage, CountDownLatch uploading) {
+            this.storage = storage;
+            this.uploading = uploading;
+        }
+
+        @Override
+        public CheckpointStateOutputStream createCheckpointStateOutputStream(
+                CheckpointedStateScope scope) throws IOException {
+            uploading.countDown();
+            return storage.createCheckpointStateOutputStream(scope);
+        }
+
+        @Override
+        public boolean canFastDuplicate(StreamStateHandle handle, CheckpointedStateScope scope)
+                throws IOException {
+            return storage.canFastDuplicate(handle, scope);
+        }
+
+        @Override
+        public List<StreamStateHandle> duplicate(
+                List<StreamStateHandle> handles, CheckpointedStateScope scope) throws IOException {
+            return storage.duplicate(handles, scope);
+        }
+
+        @Override
+        public void reusePreviousStateHandle(Collection<? extends StreamStateHandle> handles) {
+            storage.reusePreviousStateHandle(handles);
+        }
+
+        @Override
+        public boolean couldReuseStateHandle(StreamStateHandle handle) {
+            return storage.couldReuseStateHandle(handle);
         }
     }
 }

@@ -306,7 +306,6 @@ class ReplicaSeedTest {
         return copies;
     }
 
-    /** A subtask's backend with state, replicating to the holder. */
     /**
      * A checkpoint's replication travels while its vnodes upload to the checkpoint storage, not
      * before they start: a chain member that stores nothing until the first vnode upload began
@@ -317,7 +316,7 @@ class ReplicaSeedTest {
     void theChainReceivesTheCheckpointWhileItsVnodesUpload() throws Exception {
         VnodeKeyedStateBackend<Long> backend = replicatedBackend();
         CountDownLatch uploading = new CountDownLatch(1);
-        holder.store().listen(new StoresOnceUploading(holder, uploading));
+        holder.store().listen(new HoldsCommits(holder, uploading));
 
         SnapshotResult<KeyedStateHandle> result =
                 FutureUtils.runIfNotDoneAndGet(
@@ -340,6 +339,48 @@ class ReplicaSeedTest {
         }
     }
 
+    /**
+     * A checkpoint aborted, or its task cancelled, while its replication is in flight: the
+     * asynchronous phase ends cancelled and takes its replication thread with it, so no thread is
+     * left holding the subtask's replication rounds until the replication timeout.
+     */
+    @Test
+    void aCheckpointCancelledDuringItsReplicationLeavesNoReplicationThread() throws Exception {
+        VnodeKeyedStateBackend<Long> backend = replicatedBackend();
+        CountDownLatch released = new CountDownLatch(1);
+        holder.store().listen(new HoldsCommits(holder, released));
+        RunnableFuture<SnapshotResult<KeyedStateHandle>> asyncPhase = snapshotSyncPhase(backend, 1);
+        Thread asyncThread = new Thread(asyncPhase, "asynchronous-phase-of-checkpoint-1");
+        try {
+            asyncThread.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (replicationThreadsOfCheckpoint(1).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(replicationThreadsOfCheckpoint(1))
+                    .as("the replication in flight")
+                    .isNotEmpty();
+
+            asyncPhase.cancel(true);
+            asyncThread.join(10_000);
+
+            assertThat(asyncThread.isAlive()).as("the asynchronous phase still runs").isFalse();
+            assertThat(replicationThreadsOfCheckpoint(1)).as("replication threads left").isEmpty();
+            assertThat(asyncPhase.isCancelled()).as("the snapshot is cancelled").isTrue();
+        } finally {
+            released.countDown();
+        }
+    }
+
+    private static List<Thread> replicationThreadsOfCheckpoint(long checkpointId) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(t -> t.getName().startsWith("rhino-replication-subtask-"))
+                .filter(t -> t.getName().endsWith("-checkpoint-" + checkpointId))
+                .toList();
+    }
+
+    /** A subtask's backend with state, replicating to the holder. */
     private VnodeKeyedStateBackend<Long> replicatedBackend() throws Exception {
         harness = new VnodeBackendHarness(SPEC, tmp.resolve("checkpoints"));
         primary = service("127.0.0.2", "primary");
@@ -429,21 +470,21 @@ class ReplicaSeedTest {
         }
     }
 
-    /** A holder's store that commits a file only once a vnode's upload began. */
-    private static final class StoresOnceUploading implements CommitListener {
+    /** A holder's store that commits a file only once {@code released} opened (20 s at most). */
+    private static final class HoldsCommits implements CommitListener {
         private final VnodeReplicaCollector collector;
-        private final CountDownLatch uploading;
+        private final CountDownLatch released;
 
-        StoresOnceUploading(ReplicationService holder, CountDownLatch uploading) {
+        HoldsCommits(ReplicationService holder, CountDownLatch released) {
             this.collector = new VnodeReplicaCollector(holder.store());
-            this.uploading = uploading;
+            this.released = released;
         }
 
         @Override
         public void beforeCommit(String relativePath, Path file) throws IOException {
             try {
-                if (!uploading.await(20, TimeUnit.SECONDS)) {
-                    throw new IOException("No vnode uploaded while " + relativePath + " arrived");
+                if (!released.await(20, TimeUnit.SECONDS)) {
+                    throw new IOException("Still held when " + relativePath + " arrived");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

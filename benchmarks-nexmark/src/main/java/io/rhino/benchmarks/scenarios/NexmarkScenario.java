@@ -21,9 +21,11 @@ import io.rhino.benchmarks.harness.Scenario;
 import io.rhino.benchmarks.harness.ScenarioContext;
 import io.rhino.benchmarks.harness.ScenarioResult;
 import io.rhino.benchmarks.harness.SystemUnderTest;
+import io.rhino.benchmarks.harness.WindowCost;
 import io.rhino.benchmarks.replication.MemoryPeaks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -108,13 +110,45 @@ public record NexmarkScenario(
             // compares the systems at this input.
             CostWindow window = CostWindow.open(context);
             Thread.sleep(after.toMillis());
-            figures.putAll(window.close().figures());
+            WindowCost cost = window.close();
+            figures.putAll(cost.figures());
+            if (sut instanceof NexmarkSut nexmark && nexmark.workload().backlogRecords() > 0) {
+                figures.put(BACKLOG_LEFT, (double) requireBacklogLeft(nexmark, context, cost));
+            }
         }
         context.reportProgress(1);
         if (sut instanceof NexmarkSut nexmark) {
             figures.putAll(nexmark.reconfigurationFigures());
         }
         return new ScenarioResult(group, timings.seconds(), figures);
+    }
+
+    /** Figure: input records of the backlog the job had not read when the window closed. */
+    static final String BACKLOG_LEFT = "backlog left at the window's end (records)";
+
+    /**
+     * What is left of the backlog; fails the run if less than a second of the window's reading is
+     * left (a drained backlog leaves only the records in flight), since then the window also
+     * measured the job waiting for input and its consumption says nothing about its capacity.
+     */
+    private static long requireBacklogLeft(
+            NexmarkSut sut, ScenarioContext context, WindowCost window) {
+        long left = sut.unreadInput(context.throughput().recordsSoFar());
+        double perSecond = window.seconds() > 0 ? window.records() / window.seconds() : 0;
+        if (left < perSecond || left <= 0) {
+            throw new IllegalStateException(
+                    String.format(
+                            Locale.ROOT,
+                            "%s read the backlog of %d records before the measured window closed"
+                                    + " (%d left, %.0f read per second in the window), so the"
+                                    + " window does not measure its capacity: raise"
+                                    + " --backlog-records or shorten --seconds",
+                            sut.name(),
+                            sut.workload().backlogRecords(),
+                            left,
+                            perSecond));
+        }
+        return left;
     }
 
     private void awaitCheckpoints(CheckpointedSut sut) throws Exception {

@@ -87,6 +87,13 @@ public final class NexmarkScenarios {
                 .flag("partitions", 4, "partitions per topic")
                 .flag("nbq8-window", "12h", "NBQ8's tumbling window")
                 .flag("seed", 42, "seed of the generator and of the vnode choice")
+                .flag(
+                        "backlog-records",
+                        0,
+                        "steady: input records the generator writes at its full speed before the"
+                                + " job starts, so that the measured window reads a backlog as fast"
+                                + " as the job can, the generator idle (--rate after it); the run"
+                                + " fails if the backlog runs out before the window closes")
                 .flag("zipf", "1.0", "skewed: Zipf exponent of the keys bids and auctions pick")
                 .flag("start-rate", "1", "max-throughput: first rate probed, MB/s of all threads")
                 .flag("step", "30s", "max-throughput: how long each rate runs")
@@ -231,7 +238,8 @@ public final class NexmarkScenarios {
                 args.getInt("producer-threads", 1),
                 args.getInt("partitions", 1),
                 TimeUtils.parseDuration(args.get("nbq8-window")),
-                args.getLong("seed"));
+                args.getLong("seed"),
+                args.getLong("backlog-records"));
     }
 
     static SystemUnderTest sut(String name, ClusterShape shape, long seed) {

@@ -86,6 +86,15 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
                 .toString();
     }
 
+    /**
+     * Input records produced and not yet consumed by the job (of the kinds the query reads), given
+     * what it consumed so far: what is left of a backlog.
+     */
+    long unreadInput(long consumedRecords) {
+        return deployment().feed().producedRecords(QueryJobs.inputKinds(workload.query()))
+                - consumedRecords;
+    }
+
     /** Figures of the current run's reconfiguration (not durations), for the summary table. */
     synchronized Map<String, Double> reconfigurationFigures() {
         return new LinkedHashMap<>(figures);
@@ -143,16 +152,22 @@ abstract class NexmarkSut implements SystemUnderTest, CheckpointedSut {
         workload = nexmark;
         boolean fill = nexmark.stateSizeBytes() > 0;
         boolean fillInJob = QueryJobs.fillsInJob(nexmark);
+        boolean backlog = nexmark.backlogRecords() > 0;
         deployment =
                 Deployment.start(
                         name,
                         shape,
                         clusterOptions(),
                         nexmark,
-                        fill && !fillInJob ? RateSchedule.max() : nexmark.rate());
+                        (fill && !fillInJob) || backlog ? RateSchedule.max() : nexmark.rate());
+        if (backlog) {
+            InputBacklog.write(deployment.feed(), nexmark, name);
+        }
         deployment.submit(jobGraph(environment(), nexmark, deployment, context.runId()));
         onRunning(deployment, nexmark);
-        deployment.feed().startProducing();
+        if (!backlog) {
+            deployment.feed().startProducing();
+        }
         if (fillInJob) {
             new StateFill(deployment, nexmark.stateSizeBytes(), name).awaitInJobFill();
         } else if (fill) {

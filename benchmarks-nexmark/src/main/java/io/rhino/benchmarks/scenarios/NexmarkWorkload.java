@@ -37,6 +37,9 @@ import java.util.Locale;
  * @param stateSizeBytes before the measured run, fill at maximum rate until the last completed
  *     checkpoint holds this much state; 0 for no fill
  * @param nbq8Window NBQ8's tumbling window (paper: 12 h)
+ * @param backlogRecords before the job starts, records of the kinds the query reads that the
+ *     producer writes at its full speed, so that the job starts behind this backlog and reads as
+ *     fast as it can without the generator competing for the cores; 0 for none
  */
 public record NexmarkWorkload(
         String query,
@@ -49,7 +52,8 @@ public record NexmarkWorkload(
         int vnodes,
         Duration checkpointInterval,
         long stateSizeBytes,
-        Duration nbq8Window)
+        Duration nbq8Window,
+        long backlogRecords)
         implements Workload {
 
     public NexmarkWorkload {
@@ -64,10 +68,46 @@ public record NexmarkWorkload(
                             + "/"
                             + maxParallelism);
         }
+        if (backlogRecords < 0) {
+            throw new IllegalArgumentException("backlog records must be >= 0: " + backlogRecords);
+        }
+        if (backlogRecords > 0 && stateSizeBytes > 0) {
+            throw new IllegalArgumentException(
+                    "a backlog and a state fill exclude each other: the fill's own backlog is"
+                            + " worked off before the measured run");
+        }
         if (producerThreads < 1 || partitions < 1 || vnodes < maxParallelism) {
             throw new IllegalArgumentException(
                     "need producer threads and partitions >= 1 and vnodes >= max parallelism");
         }
+    }
+
+    /** A workload without a backlog. */
+    public NexmarkWorkload(
+            String query,
+            RateSchedule rate,
+            GeneratorConfig generator,
+            int producerThreads,
+            int partitions,
+            int maxParallelism,
+            int activeParallelism,
+            int vnodes,
+            Duration checkpointInterval,
+            long stateSizeBytes,
+            Duration nbq8Window) {
+        this(
+                query,
+                rate,
+                generator,
+                producerThreads,
+                partitions,
+                maxParallelism,
+                activeParallelism,
+                vnodes,
+                checkpointInterval,
+                stateSizeBytes,
+                nbq8Window,
+                0);
     }
 
     @Override
@@ -88,7 +128,8 @@ public record NexmarkWorkload(
                 vnodes,
                 checkpointInterval,
                 stateSizeBytes,
-                nbq8Window);
+                nbq8Window,
+                backlogRecords);
     }
 
     /** The same workload with other keys for bids and auctions (e.g. Zipf-skewed). */
@@ -104,7 +145,8 @@ public record NexmarkWorkload(
                 vnodes,
                 checkpointInterval,
                 stateSizeBytes,
-                nbq8Window);
+                nbq8Window,
+                backlogRecords);
     }
 
     /** The same workload at another rate. */
@@ -120,6 +162,7 @@ public record NexmarkWorkload(
                 vnodes,
                 checkpointInterval,
                 stateSizeBytes,
-                nbq8Window);
+                nbq8Window,
+                backlogRecords);
     }
 }

@@ -168,7 +168,8 @@ public final class Scenarios {
                         full.vnodes(),
                         full.checkpointInterval(),
                         full.stateSizeBytes(),
-                        full.nbq8Window());
+                        full.nbq8Window(),
+                        full.backlogRecords());
         Reconfiguration rescale =
                 new Reconfiguration(
                         RestartRescaleRun.KIND,

@@ -18,6 +18,7 @@ import io.rhino.benchmarks.SlidingWindowJob.Mode;
 import io.rhino.benchmarks.cli.Args;
 import io.rhino.benchmarks.cli.BenchmarkMain;
 import io.rhino.benchmarks.cluster.EmbeddedCluster;
+import io.rhino.benchmarks.cluster.PeerReplicationOptions;
 import io.rhino.benchmarks.harness.RatioReport;
 import io.rhino.benchmarks.harness.WindowProfile;
 import io.rhino.flink.config.RhinoOptions;
@@ -42,6 +43,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -54,8 +56,10 @@ import org.slf4j.LoggerFactory;
  * Throughput of the same keyed sliding-window job ({@link SlidingWindowJob}) on a Rhino keyed
  * stream with the Rhino state backend and on Flink's own {@code keyBy} with Flink's RocksDB
  * backend: same input, same parallelism, same number of key groups, on the same embedded cluster,
- * in alternating runs after a warm-up run of each. A run's time is from the job switching to
- * RUNNING to it FINISHING, as Flink recorded it; its throughput is the records over that time.
+ * in runs whose order rotates, after a warm-up run of each. {@code --systems} adds Rhino with
+ * factor-2 peer replication, whose every checkpoint is copied to the other TaskManager. A run's
+ * time is from the job switching to RUNNING to it FINISHING, as Flink recorded it; its throughput
+ * is the records over that time.
  */
 public final class ThroughputBenchmark {
 
@@ -63,21 +67,41 @@ public final class ThroughputBenchmark {
 
     /** A system under test. */
     public enum Sut {
-        RHINO("rhino", Mode.RHINO, RhinoStateBackendFactory.class.getName()),
-        PLAIN("flink-rocksdb", Mode.PLAIN, "rocksdb");
+        RHINO("rhino", Mode.RHINO, RhinoStateBackendFactory.class.getName(), false),
+        /** Rhino with every vnode checkpoint copied to the other TaskManager (factor 2). */
+        RHINO_REPLICATED(
+                "rhino-replicated", Mode.RHINO, RhinoStateBackendFactory.class.getName(), true),
+        PLAIN("flink-rocksdb", Mode.PLAIN, "rocksdb", false);
 
         final String label;
         final Mode mode;
         final String stateBackend;
+        final boolean replicated;
 
-        Sut(String label, Mode mode, String stateBackend) {
+        Sut(String label, Mode mode, String stateBackend, boolean replicated) {
             this.label = label;
             this.mode = mode;
             this.stateBackend = stateBackend;
+            this.replicated = replicated;
         }
 
         public String label() {
             return label;
+        }
+
+        /** The system of {@code label}, with the labels there are when none matches. */
+        static Sut ofLabel(String label) {
+            for (Sut sut : values()) {
+                if (sut.label.equals(label.trim())) {
+                    return sut;
+                }
+            }
+            throw new IllegalArgumentException(
+                    "Flag --systems takes a comma-separated list of "
+                            + java.util.Arrays.stream(values()).map(Sut::label).toList()
+                            + ", not '"
+                            + label
+                            + "'.");
         }
     }
 
@@ -93,7 +117,20 @@ public final class ThroughputBenchmark {
             long eventTimeRate,
             MemorySize managedMemory,
             Duration checkpointInterval,
+            List<Sut> systems,
             Path out) {
+
+        public Settings {
+            systems = List.copyOf(systems);
+            if (!systems.contains(Sut.PLAIN)) {
+                throw new IllegalArgumentException(
+                        "Flag --systems needs flink-rocksdb: every ratio is against it.");
+            }
+            if (systems.contains(Sut.RHINO_REPLICATED) && checkpointInterval.isZero()) {
+                throw new IllegalArgumentException(
+                        "rhino-replicated copies checkpoints: give --checkpoint-interval, e.g. 5s.");
+            }
+        }
 
         /** Whether the jobs checkpoint (incrementally) while they run. */
         boolean checkpoints() {
@@ -108,7 +145,8 @@ public final class ThroughputBenchmark {
             long records,
             double seconds,
             long completedCheckpoints,
-            double cpuSeconds) {
+            double cpuSeconds,
+            long replicatedFiles) {
         public double recordsPerSecond() {
             return records / seconds;
         }
@@ -165,6 +203,11 @@ public final class ThroughputBenchmark {
                                 "checkpoint-interval",
                                 "0",
                                 "incremental checkpoints while the jobs run, e.g. 5s; 0 for none")
+                        .flag(
+                                "systems",
+                                "rhino,flink-rocksdb",
+                                "systems to compare, of rhino, rhino-replicated (factor-2 peer"
+                                        + " replication, needs checkpoints) and flink-rocksdb")
                         .flag("out", "benchmarks-nexmark/target/throughput.csv", "CSV file");
         if (!args.parse(argv)) {
             return List.of();
@@ -186,12 +229,21 @@ public final class ThroughputBenchmark {
                         args.getInt("event-rate", 1),
                         managedMemory(args.get("managed-memory")),
                         checkpointInterval(args.get("checkpoint-interval")),
+                        systems(args.get("systems")),
                         Paths.get(args.get("out")));
         List<RunResult> results = measure(settings);
         report(results);
         writeCsv(results, settings.out());
         LOG.info("Wrote {}", settings.out().toAbsolutePath());
         return results;
+    }
+
+    private static List<Sut> systems(String value) {
+        return java.util.Arrays.stream(value.split(","))
+                .filter(label -> !label.isBlank())
+                .map(Sut::ofLabel)
+                .distinct()
+                .toList();
     }
 
     private static Duration checkpointInterval(String value) {
@@ -235,12 +287,23 @@ public final class ThroughputBenchmark {
                 settings.checkpoints()
                         ? "every " + TimeUtils.formatWithHighestUnit(settings.checkpointInterval())
                         : "none");
+        LOG.info("Systems: {}", settings.systems().stream().map(Sut::label).toList());
         Path workDir = Files.createTempDirectory("rhino-throughput-");
         List<RunResult> results = new ArrayList<>();
+        Configuration clusterOptions = new Configuration();
+        if (settings.systems().contains(Sut.RHINO_REPLICATED)) {
+            // a replica goes to another TaskManager than its subtask's: spread the subtasks
+            clusterOptions.set(
+                    TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE,
+                    TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
+            LOG.info(
+                    "Slots spread over both TaskManagers, for every system (replication needs a"
+                            + " peer)");
+        }
         try (EmbeddedCluster cluster =
-                EmbeddedCluster.start(2, 2, workDir, settings.managedMemory())) {
+                EmbeddedCluster.start(2, 2, workDir, settings.managedMemory(), clusterOptions)) {
             if (settings.warmupRecords() > 0) {
-                for (Sut sut : Sut.values()) {
+                for (Sut sut : settings.systems()) {
                     Timed warmup =
                             runOnce(cluster, sut, settings, settings.warmupRecords(), workDir);
                     LOG.info(
@@ -250,12 +313,8 @@ public final class ThroughputBenchmark {
                 }
             }
             for (int run = 1; run <= settings.runs(); run++) {
-                // Alternate which system goes first, so neither always runs on a warmer JVM.
-                Sut[] order =
-                        run % 2 == 1
-                                ? new Sut[] {Sut.RHINO, Sut.PLAIN}
-                                : new Sut[] {Sut.PLAIN, Sut.RHINO};
-                for (Sut sut : order) {
+                // Rotate which system goes first, so none always runs on a warmer JVM.
+                for (Sut sut : rotated(settings.systems(), run - 1)) {
                     WindowProfile profile = WindowProfile.start(sut.label() + "-run" + run);
                     long cpuBefore = processCpuNanos();
                     Timed timed = runOnce(cluster, sut, settings, settings.records(), workDir);
@@ -268,7 +327,8 @@ public final class ThroughputBenchmark {
                                     settings.records(),
                                     timed.seconds(),
                                     timed.completedCheckpoints(),
-                                    cpuNanos / 1e9));
+                                    cpuNanos / 1e9,
+                                    timed.replicatedFiles()));
                     LOG.info(
                             "run {}    {}: {}",
                             run,
@@ -282,6 +342,13 @@ public final class ThroughputBenchmark {
         return results;
     }
 
+    /** {@code systems} starting at its {@code by}-th, wrapping around. */
+    static List<Sut> rotated(List<Sut> systems, int by) {
+        List<Sut> order = new ArrayList<>(systems);
+        java.util.Collections.rotate(order, -(by % order.size()));
+        return order;
+    }
+
     /** The CPU time this JVM (the embedded cluster and the job) used so far. */
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean)
@@ -289,8 +356,11 @@ public final class ThroughputBenchmark {
                 .getProcessCpuTime();
     }
 
-    /** A run's seconds from RUNNING to FINISHED, and the checkpoints it completed meanwhile. */
-    private record Timed(double seconds, long completedCheckpoints) {}
+    /**
+     * A run's seconds from RUNNING to FINISHED, the checkpoints it completed meanwhile, and the
+     * most checkpoint files its TaskManagers' replica stores held for it at once.
+     */
+    private record Timed(double seconds, long completedCheckpoints, long replicatedFiles) {}
 
     /** Runs the job to its end. */
     private static Timed runOnce(
@@ -298,6 +368,10 @@ public final class ThroughputBenchmark {
             throws Exception {
         Configuration jobConfig = new Configuration();
         jobConfig.set(StateBackendOptions.STATE_BACKEND, sut.stateBackend);
+        Path replicas = workDir.resolve("replicas");
+        if (sut.replicated) {
+            PeerReplicationOptions.factorTwo(jobConfig, replicas, "throughput-benchmark");
+        }
         if (settings.checkpoints()) {
             jobConfig.set(
                     CheckpointingOptions.CHECKPOINTING_INTERVAL, settings.checkpointInterval());
@@ -324,7 +398,18 @@ public final class ThroughputBenchmark {
                 .setParallelism(settings.parallelism());
         long submitted = System.nanoTime();
         JobID jobId = cluster.submit(EmbeddedCluster.jobGraph(env));
-        JobResult result = cluster.awaitResult(jobId, Duration.ofHours(2));
+        // a finished job's replicas go at once: count them while it runs
+        ReplicaFileCount replicaFiles =
+                sut.replicated ? ReplicaFileCount.start(replicas, jobId) : null;
+        JobResult result;
+        try {
+            result = cluster.awaitResult(jobId, Duration.ofHours(2));
+        } finally {
+            if (replicaFiles != null) {
+                replicaFiles.stop();
+            }
+        }
+        long replicatedFiles = replicaFiles == null ? 0 : replicaFiles.peak();
         double wallSeconds = (System.nanoTime() - submitted) / 1e9;
         // isSuccess and the cluster's job status: JobResult's status accessor differs between
         // Flink 2.2 and 2.3
@@ -352,42 +437,50 @@ public final class ThroughputBenchmark {
         long finished = graph.getStatusTimestamp(JobStatus.FINISHED);
         if (running <= 0 || finished < running) {
             LOG.warn("No RUNNING/FINISHED timestamps for job {}; using wall-clock time", jobId);
-            return new Timed(wallSeconds, checkpoints);
+            return new Timed(wallSeconds, checkpoints, replicatedFiles);
         }
-        return new Timed(Math.max(finished - running, 1) / 1000.0, checkpoints);
+        return new Timed(Math.max(finished - running, 1) / 1000.0, checkpoints, replicatedFiles);
     }
 
     private static String describe(long records, Timed timed) {
         return String.format(
-                Locale.ROOT,
-                "%,d records in %6.2f s = %,10.0f records/s, %d checkpoints completed",
-                records,
-                timed.seconds(),
-                records / timed.seconds(),
-                timed.completedCheckpoints());
+                        Locale.ROOT,
+                        "%,d records in %6.2f s = %,10.0f records/s, %d checkpoints completed",
+                        records,
+                        timed.seconds(),
+                        records / timed.seconds(),
+                        timed.completedCheckpoints())
+                + (timed.replicatedFiles() > 0
+                        ? ", up to " + timed.replicatedFiles() + " replica files held"
+                        : "");
     }
 
-    /** Logs the median per system and the ratio Rhino / plain Flink. */
+    /** Logs the median per system and the ratios of each Rhino system to plain Flink. */
     static void report(List<RunResult> results) {
-        double rhino = median(results, Sut.RHINO);
+        List<Sut> measured = results.stream().map(RunResult::sut).distinct().sorted().toList();
+        for (Sut sut : measured) {
+            LOG.info(
+                    "median   {}: {} records/s",
+                    String.format("%-16s", sut.label()),
+                    String.format(Locale.ROOT, "%,10.0f", median(results, sut)));
+        }
         double plain = median(results, Sut.PLAIN);
-        LOG.info(
-                "median   {}: {} records/s",
-                String.format("%-13s", Sut.RHINO.label()),
-                String.format(Locale.ROOT, "%,10.0f", rhino));
-        LOG.info(
-                "median   {}: {} records/s",
-                String.format("%-13s", Sut.PLAIN.label()),
-                String.format(Locale.ROOT, "%,10.0f", plain));
-        LOG.info(
-                "ratio    rhino / flink-rocksdb = {}",
-                String.format(Locale.ROOT, "%.3f", rhino / plain));
-        logPaired(pairedRatio(results));
-        logPaired(
-                pairedRatio(
-                        results,
-                        RunResult::cpuMillisPerThousandRecords,
-                        "CPU ms per 1000 records"));
+        for (Sut sut : measured) {
+            if (sut == Sut.PLAIN) {
+                continue;
+            }
+            LOG.info(
+                    "ratio    {} / flink-rocksdb = {}",
+                    sut.label(),
+                    String.format(Locale.ROOT, "%.3f", median(results, sut) / plain));
+            logPaired(pairedRatio(results, sut, RunResult::recordsPerSecond, "records/s"));
+            logPaired(
+                    pairedRatio(
+                            results,
+                            sut,
+                            RunResult::cpuMillisPerThousandRecords,
+                            "CPU ms per 1000 records"));
+        }
     }
 
     private static void logPaired(RatioReport.Row paired) {
@@ -396,7 +489,8 @@ public final class ThroughputBenchmark {
         }
         double[] interval = paired.interval();
         LOG.info(
-                "paired   rhino / flink-rocksdb {} per run {}: mean {} (95% interval {} to {}), {}",
+                "paired   {} / flink-rocksdb {} per run {}: mean {} (95% interval {} to {}), {}",
+                paired.sut(),
                 paired.figure(),
                 paired.ratios().stream().map(r -> String.format(Locale.ROOT, "%.3f", r)).toList(),
                 String.format(Locale.ROOT, "%.3f", paired.meanStd().mean()),
@@ -410,22 +504,25 @@ public final class ThroughputBenchmark {
      * after the other, on the same JVM and machine state), in run order.
      */
     static RatioReport.Row pairedRatio(List<RunResult> results) {
-        return pairedRatio(results, RunResult::recordsPerSecond, "records/s");
+        return pairedRatio(results, Sut.RHINO, RunResult::recordsPerSecond, "records/s");
     }
 
-    /** As {@link #pairedRatio(List)}, of another figure of the runs. */
+    /** As {@link #pairedRatio(List)}, of another figure of {@code sut}'s runs. */
     static RatioReport.Row pairedRatio(
-            List<RunResult> results, ToDoubleFunction<RunResult> figure, String figureName) {
+            List<RunResult> results,
+            Sut sut,
+            ToDoubleFunction<RunResult> figure,
+            String figureName) {
         Map<Integer, Double> plain = new TreeMap<>();
         results.stream()
                 .filter(r -> r.sut() == Sut.PLAIN)
                 .forEach(r -> plain.put(r.run(), figure.applyAsDouble(r)));
         List<Double> ratios = new ArrayList<>();
         results.stream()
-                .filter(r -> r.sut() == Sut.RHINO && plain.containsKey(r.run()))
+                .filter(r -> r.sut() == sut && plain.containsKey(r.run()))
                 .sorted(java.util.Comparator.comparingInt(RunResult::run))
                 .forEach(r -> ratios.add(figure.applyAsDouble(r) / plain.get(r.run())));
-        return new RatioReport.Row("sliding-window", Sut.RHINO.label(), figureName, ratios);
+        return new RatioReport.Row("sliding-window", sut.label(), figureName, ratios);
     }
 
     /** The median records per second of {@code sut}'s runs. */
@@ -444,8 +541,8 @@ public final class ThroughputBenchmark {
     }
 
     /**
-     * Writes {@code sut,run,records,seconds,records_per_second,completed_checkpoints}, one row per
-     * run.
+     * Writes {@code sut,run,records,seconds,records_per_second,completed_checkpoints,cpu_seconds,
+     * cpu_ms_per_1000_records,replicated_files}, one row per run.
      */
     public static void writeCsv(List<RunResult> results, Path out) throws IOException {
         Path parent = out.toAbsolutePath().getParent();
@@ -456,12 +553,12 @@ public final class ThroughputBenchmark {
                 new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
             writer.println(
                     "sut,run,records,seconds,records_per_second,completed_checkpoints,cpu_seconds,"
-                            + "cpu_ms_per_1000_records");
+                            + "cpu_ms_per_1000_records,replicated_files");
             for (RunResult result : results) {
                 writer.println(
                         String.format(
                                 Locale.ROOT,
-                                "%s,%d,%d,%.3f,%.1f,%d,%.2f,%.2f",
+                                "%s,%d,%d,%.3f,%.1f,%d,%.2f,%.2f,%d",
                                 result.sut().label(),
                                 result.run(),
                                 result.records(),
@@ -469,7 +566,8 @@ public final class ThroughputBenchmark {
                                 result.recordsPerSecond(),
                                 result.completedCheckpoints(),
                                 result.cpuSeconds(),
-                                result.cpuMillisPerThousandRecords()));
+                                result.cpuMillisPerThousandRecords(),
+                                result.replicatedFiles()));
             }
         }
     }

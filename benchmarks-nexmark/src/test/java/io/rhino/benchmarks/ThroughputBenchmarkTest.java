@@ -54,13 +54,13 @@ class ThroughputBenchmarkTest {
         assertThat(lines.get(0))
                 .isEqualTo(
                         "sut,run,records,seconds,records_per_second,completed_checkpoints,"
-                                + "cpu_seconds,cpu_ms_per_1000_records");
+                                + "cpu_seconds,cpu_ms_per_1000_records,replicated_files");
         assertThat(lines.subList(1, 3))
                 .extracting(line -> line.split(",")[0])
                 .containsExactlyInAnyOrder("rhino", "flink-rocksdb");
         for (String row : lines.subList(1, 3)) {
             String[] cells = row.split(",");
-            assertThat(cells).hasSize(8);
+            assertThat(cells).hasSize(9);
             assertThat(cells[1]).isEqualTo("1");
             assertThat(cells[2]).isEqualTo("20000");
             assertThat(Double.parseDouble(cells[3])).isPositive();
@@ -80,14 +80,87 @@ class ThroughputBenchmarkTest {
     void pairsEachRunsRatesInRunOrder() {
         List<RunResult> results =
                 List.of(
-                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 2, 1000, 2.0, 0, 1.0),
-                        new RunResult(ThroughputBenchmark.Sut.RHINO, 1, 1000, 1.0, 0, 1.0),
-                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 1, 1000, 2.0, 0, 1.0),
-                        new RunResult(ThroughputBenchmark.Sut.RHINO, 2, 1000, 4.0, 0, 1.0),
-                        new RunResult(ThroughputBenchmark.Sut.RHINO, 3, 1000, 1.0, 0, 1.0));
+                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 2, 1000, 2.0, 0, 1.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 1, 1000, 1.0, 0, 1.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.PLAIN, 1, 1000, 2.0, 0, 1.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 2, 1000, 4.0, 0, 1.0, 0),
+                        new RunResult(ThroughputBenchmark.Sut.RHINO, 3, 1000, 1.0, 0, 1.0, 0));
 
         // run 3 has no plain Flink run to pair with
         assertThat(ThroughputBenchmark.pairedRatio(results).ratios()).containsExactly(2.0, 0.5);
+    }
+
+    @Test
+    void replicatedRhinoRunsBesideTheOthersAndIsPairedWithFlink() throws Exception {
+        Path csv = dir.resolve("replicated.csv");
+
+        List<RunResult> results =
+                ThroughputBenchmark.run(
+                        new String[] {
+                            "--records", "20000",
+                            "--runs", "1",
+                            "--warmup-records", "0",
+                            "--vnodes", "8",
+                            "--checkpoint-interval", "100ms",
+                            "--systems", "rhino-replicated,flink-rocksdb",
+                            "--out", csv.toString()
+                        });
+
+        assertThat(results)
+                .extracting(RunResult::sut)
+                .containsExactlyInAnyOrder(
+                        ThroughputBenchmark.Sut.RHINO_REPLICATED, ThroughputBenchmark.Sut.PLAIN);
+        RunResult replicated =
+                results.stream()
+                        .filter(r -> r.sut() == ThroughputBenchmark.Sut.RHINO_REPLICATED)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(replicated.replicatedFiles())
+                .as("checkpoint files the peers stored during the run")
+                .isPositive();
+        assertThat(
+                        ThroughputBenchmark.pairedRatio(
+                                        results,
+                                        ThroughputBenchmark.Sut.RHINO_REPLICATED,
+                                        RunResult::recordsPerSecond,
+                                        "records/s")
+                                .ratios())
+                .hasSize(1);
+        assertThat(Files.readAllLines(csv).subList(1, 3))
+                .extracting(line -> line.split(",")[0])
+                .containsExactlyInAnyOrder("rhino-replicated", "flink-rocksdb");
+    }
+
+    @Test
+    void everyRunOrderStartsWithAnotherSystem() {
+        List<ThroughputBenchmark.Sut> systems =
+                List.of(
+                        ThroughputBenchmark.Sut.RHINO,
+                        ThroughputBenchmark.Sut.RHINO_REPLICATED,
+                        ThroughputBenchmark.Sut.PLAIN);
+        assertThat(ThroughputBenchmark.rotated(systems, 0)).isEqualTo(systems);
+        assertThat(ThroughputBenchmark.rotated(systems, 1))
+                .containsExactly(
+                        ThroughputBenchmark.Sut.RHINO_REPLICATED,
+                        ThroughputBenchmark.Sut.PLAIN,
+                        ThroughputBenchmark.Sut.RHINO);
+        assertThat(ThroughputBenchmark.rotated(systems, 3)).isEqualTo(systems);
+    }
+
+    @Test
+    void refusesSystemsWithoutFlinkOrReplicationWithoutCheckpoints() {
+        assertThatThrownBy(() -> ThroughputBenchmark.run(new String[] {"--systems", "rhino"}))
+                .hasMessageContaining("needs flink-rocksdb");
+        assertThatThrownBy(
+                        () ->
+                                ThroughputBenchmark.run(
+                                        new String[] {
+                                            "--systems", "rhino-replicated,flink-rocksdb"
+                                        }))
+                .hasMessageContaining("give --checkpoint-interval");
+        assertThatThrownBy(() -> ThroughputBenchmark.run(new String[] {"--systems", "rhino,flink"}))
+                .hasMessageContaining("rhino-replicated")
+                .hasMessageContaining("'flink'");
     }
 
     @Test

@@ -56,6 +56,12 @@ class RhinoLifecycleLocalRecoveryITCase extends RhinoLifecycleScenarios {
     }
 
     @Override
+    protected void restoreCoveredByAnotherScenario(String scenario) {
+        // the failovers after handovers and the retained files' scenario restore from local copies
+        RhinoClusters.onlyWithAllVariants(scenario + " with task-local recovery");
+    }
+
+    @Override
     protected void afterRecovery(JobID jobId) {
         long restoredLocally =
                 RhinoClusters.gaugeSum(METRICS, jobId, "rhinoVnodesRestoredFromLocalCopies");

@@ -110,6 +110,10 @@ class TaskManagerKillITCase {
             boolean localRecovery, boolean checkBeforeOpen) throws Exception {
         checkReplicasBeforeOpen = checkBeforeOpen;
         Configuration common = FileCountsJob.oneSubtaskPerTaskManager();
+        if (!checkBeforeOpen) {
+            // ReplicaChecksAfterOpenTest checks after the open with real vnodes in every build
+            RhinoClusters.onlyWithAllVariants("replicas checked after the open");
+        }
         if (localRecovery) {
             RhinoClusters.onlyWithAllVariants("task-local recovery");
             common.set(CheckpointingOptions.LOCAL_BACKUP_ENABLED, true);

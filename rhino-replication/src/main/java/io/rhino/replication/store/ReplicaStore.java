@@ -18,14 +18,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.Set;
@@ -337,25 +334,11 @@ public final class ReplicaStore {
      */
     public long usedBytes() throws IOException {
         long[] total = {0};
-        Files.walkFileTree(
+        ChangingFileTree.forEachRegularFile(
                 root,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                        if (attributes.isRegularFile()
-                                && !file.getFileName().toString().endsWith(CHECKSUM)) {
-                            total[0] += attributes.size();
-                        }
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException failure)
-                            throws IOException {
-                        if (failure instanceof NoSuchFileException) {
-                            return FileVisitResult.CONTINUE;
-                        }
-                        throw failure;
+                (file, attributes) -> {
+                    if (!file.getFileName().toString().endsWith(CHECKSUM)) {
+                        total[0] += attributes.size();
                     }
                 });
         return total[0];

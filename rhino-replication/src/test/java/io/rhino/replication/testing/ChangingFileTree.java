@@ -15,60 +15,17 @@
 package io.rhino.replication.testing;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.List;
 
-/**
- * The regular files under a directory that other threads change while it is walked: transfers
- * rename their partial files and stores delete old checkpoints, so an entry that vanishes between
- * being listed and being read is skipped instead of failing the walk ({@code Files.walk} throws).
- */
+/** The partial files of a store that transfers change while tests look at it. */
 public final class ChangingFileTree {
 
     private ChangingFileTree() {}
 
     /** The regular files under {@code root}, none if it does not exist (any more). */
     public static List<Path> regularFiles(Path root) throws IOException {
-        List<Path> files = new ArrayList<>();
-        if (!Files.exists(root)) {
-            return files;
-        }
-        Files.walkFileTree(
-                root,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-                        if (attributes.isRegularFile()) {
-                            files.add(file);
-                        }
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException failure)
-                            throws IOException {
-                        if (failure instanceof NoSuchFileException) {
-                            return FileVisitResult.CONTINUE;
-                        }
-                        throw failure;
-                    }
-
-                    @Override
-                    public FileVisitResult postVisitDirectory(Path directory, IOException failure)
-                            throws IOException {
-                        if (failure == null || failure instanceof NoSuchFileException) {
-                            return FileVisitResult.CONTINUE;
-                        }
-                        throw failure;
-                    }
-                });
-        return files;
+        return io.rhino.replication.store.ChangingFileTree.regularFiles(root);
     }
 
     /** The partial files (being received) under {@code root}. */

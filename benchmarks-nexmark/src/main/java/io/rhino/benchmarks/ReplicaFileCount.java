@@ -14,16 +14,15 @@
 
 package io.rhino.benchmarks;
 
+import io.rhino.replication.store.ChangingFileTree;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 
 /**
- * The most complete replica files of one job that the TaskManagers' stores under a directory held
- * at once, sampled every half second while the job runs: proof that a run said to replicate did.
+ * The most replica files (SST files and manifests) of one job that the TaskManagers' stores under a
+ * directory held at once, sampled every half second while the job runs: proof that a run said to
+ * replicate did.
  */
 final class ReplicaFileCount {
 
@@ -70,18 +69,16 @@ final class ReplicaFileCount {
     }
 
     private void sampleOnce() {
-        if (!Files.isDirectory(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
+        try {
             long now =
-                    files.filter(file -> file.toString().contains(job))
+                    ChangingFileTree.regularFiles(directory).stream()
+                            .filter(file -> file.toString().contains(job))
                             .map(file -> file.getFileName().toString())
                             .filter(name -> name.endsWith(".sst") || name.startsWith("MANIFEST"))
                             .count();
             peak = Math.max(peak, now);
-        } catch (IOException | UncheckedIOException e) {
-            // files come and go while the stores work; the next sample counts again
+        } catch (IOException e) {
+            // an unreadable directory: the next sample counts again
         }
     }
 }

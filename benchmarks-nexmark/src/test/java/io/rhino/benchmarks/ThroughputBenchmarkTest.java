@@ -34,16 +34,7 @@ class ThroughputBenchmarkTest {
     void tinyRunMeasuresBothSystemsAndWritesCsv() throws Exception {
         Path csv = dir.resolve("throughput.csv");
 
-        List<RunResult> results =
-                ThroughputBenchmark.run(
-                        new String[] {
-                            "--records", "20000",
-                            "--runs", "1",
-                            "--warmup-records", "0",
-                            "--vnodes", "8",
-                            "--checkpoint-interval", "100ms",
-                            "--out", csv.toString()
-                        });
+        List<RunResult> results = tinyRun(csv, "rhino,flink-rocksdb");
 
         assertThat(results)
                 .extracting(RunResult::sut)
@@ -94,17 +85,7 @@ class ThroughputBenchmarkTest {
     void replicatedRhinoRunsBesideTheOthersAndIsPairedWithFlink() throws Exception {
         Path csv = dir.resolve("replicated.csv");
 
-        List<RunResult> results =
-                ThroughputBenchmark.run(
-                        new String[] {
-                            "--records", "20000",
-                            "--runs", "1",
-                            "--warmup-records", "0",
-                            "--vnodes", "8",
-                            "--checkpoint-interval", "100ms",
-                            "--systems", "rhino-replicated,flink-rocksdb",
-                            "--out", csv.toString()
-                        });
+        List<RunResult> results = tinyRun(csv, "rhino-replicated,flink-rocksdb");
 
         assertThat(results)
                 .extracting(RunResult::sut)
@@ -129,6 +110,20 @@ class ThroughputBenchmarkTest {
         assertThat(Files.readAllLines(csv).subList(1, 3))
                 .extracting(line -> line.split(",")[0])
                 .containsExactlyInAnyOrder("rhino-replicated", "flink-rocksdb");
+    }
+
+    /** One run of 20,000 records per system, checkpoints every 100 ms, no warm-up. */
+    private static List<RunResult> tinyRun(Path csv, String systems) throws Exception {
+        return ThroughputBenchmark.run(
+                new String[] {
+                    "--records", "20000",
+                    "--runs", "1",
+                    "--warmup-records", "0",
+                    "--vnodes", "8",
+                    "--checkpoint-interval", "100ms",
+                    "--systems", systems,
+                    "--out", csv.toString()
+                });
     }
 
     @Test

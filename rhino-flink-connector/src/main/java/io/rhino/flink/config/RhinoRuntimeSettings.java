@@ -14,6 +14,7 @@
 
 package io.rhino.flink.config;
 
+import io.rhino.flink.replication.ReplicaRestoreCheck;
 import io.rhino.replication.ReplicationLimits;
 import java.io.Serializable;
 import java.net.URI;
@@ -192,7 +193,7 @@ public record RhinoRuntimeSettings(
             Duration retainAfterTasks,
             Duration fullStoreBackoff,
             String dfsPath,
-            boolean checkReplicasBeforeOpen)
+            ReplicaRestoreCheck restoreCheck)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
@@ -266,7 +267,19 @@ public record RhinoRuntimeSettings(
                     retain,
                     backoff,
                     dfsPath,
-                    config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_BEFORE_OPEN));
+                    restoreCheck(config));
+        }
+
+        private static ReplicaRestoreCheck restoreCheck(ReadableConfig config) {
+            if (config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_BEFORE_OPEN)) {
+                return ReplicaRestoreCheck.BEFORE_OPEN;
+            }
+            Duration delay = config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_DELAY);
+            if (delay.isNegative()) {
+                throw invalid(RhinoOptions.REPLICATION_RESTORE_CHECK_DELAY, delay, ">= 0");
+            }
+            return ReplicaRestoreCheck.afterOpen(
+                    delay, config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_RATE).getBytes());
         }
 
         /**
@@ -314,7 +327,7 @@ public record RhinoRuntimeSettings(
                     retainAfterTasks,
                     fullStoreBackoff,
                     dfsPath,
-                    checkReplicasBeforeOpen);
+                    restoreCheck);
         }
 
         /**

@@ -79,10 +79,10 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             List<PeerAddress> holders,
             String operatorPrefix,
             Path workDirectory,
-            boolean checkBeforeOpen) {
+            ReplicaRestoreCheck check) {
         this.workDirectory = workDirectory;
         this.fetcher = new PeerReplicaFetcher(store, service, holders, operatorPrefix);
-        this.checksAfterOpen = checkBeforeOpen ? null : new ReplicaChecksAfterOpen(store);
+        this.checksAfterOpen = check.beforeOpen() ? null : new ReplicaChecksAfterOpen(store, check);
         this.replicas =
                 new VnodeReplicaResolver(store, fetcher, counts, operatorPrefix, checksAfterOpen);
     }
@@ -93,20 +93,19 @@ public final class ReplicaRestore implements RestoreFromReplicas {
      */
     public static ReplicaRestore from(
             ReplicaStore store, String operatorPrefix, Path workDirectory) {
-        return from(store, operatorPrefix, workDirectory, true);
+        return from(store, operatorPrefix, workDirectory, ReplicaRestoreCheck.BEFORE_OPEN);
     }
 
     /**
      * As {@link #from(ReplicaStore, String, Path)}, checking the files before the vnodes open or
-     * after ({@link #checkAfterOpen}).
+     * after ({@link #checkAfterOpen}), as {@code check} says.
      */
     public static ReplicaRestore from(
             ReplicaStore store,
             String operatorPrefix,
             Path workDirectory,
-            boolean checkBeforeOpen) {
-        return new ReplicaRestore(
-                store, null, List.of(), operatorPrefix, workDirectory, checkBeforeOpen);
+            ReplicaRestoreCheck check) {
+        return new ReplicaRestore(store, null, List.of(), operatorPrefix, workDirectory, check);
     }
 
     /**
@@ -119,19 +118,20 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             List<String> holders,
             String operatorPrefix,
             Path workDirectory) {
-        return from(service, holders, operatorPrefix, workDirectory, true);
+        return from(
+                service, holders, operatorPrefix, workDirectory, ReplicaRestoreCheck.BEFORE_OPEN);
     }
 
     /**
      * As {@link #from(ReplicationService, List, String, Path)}, checking the stored files before
-     * the vnodes open or after ({@link #checkAfterOpen}).
+     * the vnodes open or after ({@link #checkAfterOpen}), as {@code check} says.
      */
     public static ReplicaRestore from(
             ReplicationService service,
             List<String> holders,
             String operatorPrefix,
             Path workDirectory,
-            boolean checkBeforeOpen) {
+            ReplicaRestoreCheck check) {
         List<PeerAddress> peers = new ArrayList<>();
         for (String holder : holders) {
             try {
@@ -144,23 +144,17 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             }
         }
         return new ReplicaRestore(
-                service.store(),
-                service,
-                List.copyOf(peers),
-                operatorPrefix,
-                workDirectory,
-                checkBeforeOpen);
+                service.store(), service, List.copyOf(peers), operatorPrefix, workDirectory, check);
     }
 
     /**
      * The replicas the task of {@code env}, of the operator at {@code operatorPrefix}, may restore
      * from: its TaskManager's replication service, if that runs when the task restores (e.g.
      * retaining the replicas of this job's tasks before a failover), with the replicas it keeps or
-     * fetches from their holders; stored files checked before the vnodes open if {@code
-     * checkBeforeOpen}, else after.
+     * fetches from their holders; stored files checked as {@code check} says.
      */
     public static TaskReplicas forTask(
-            Environment env, String operatorPrefix, boolean checkBeforeOpen) {
+            Environment env, String operatorPrefix, ReplicaRestoreCheck check) {
         return (holders, workDirectory) ->
                 TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
                         .<RestoreFromReplicas>map(
@@ -170,7 +164,7 @@ public final class ReplicaRestore implements RestoreFromReplicas {
                                                 holders,
                                                 operatorPrefix,
                                                 workDirectory,
-                                                checkBeforeOpen));
+                                                check));
     }
 
     /**

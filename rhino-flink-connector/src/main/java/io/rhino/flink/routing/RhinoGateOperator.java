@@ -141,8 +141,7 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getJobID(),
                 spec,
                 env.getTaskInfo().getIndexOfThisSubtask(),
-                ReplicaRestore.forTask(
-                        env, this.replication.prefix(), replication.checkReplicasBeforeOpen()));
+                ReplicaRestore.forTask(env, this.replication.prefix(), replication.restoreCheck()));
     }
 
     public RhinoOperatorSpec spec() {

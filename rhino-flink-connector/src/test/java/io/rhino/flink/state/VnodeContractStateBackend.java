@@ -18,6 +18,7 @@ import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaRestore;
+import io.rhino.flink.replication.ReplicaRestoreCheck;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -111,7 +112,7 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                         env,
                         PeerVnodeReplication.operatorPrefix(
                                 env.getJobID().toString(), placement.spec().name()),
-                        true));
+                        ReplicaRestoreCheck.BEFORE_OPEN));
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

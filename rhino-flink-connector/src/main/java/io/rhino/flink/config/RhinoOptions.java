@@ -647,43 +647,16 @@ public final class RhinoOptions {
                                     + " checksum it was stored with before opening the vnode"
                                     + " (true), or opens the vnodes at once and checks their files"
                                     + " right after, on a thread of its own, while the subtask"
-                                    + " processes (false), once"
-                                    + " rhino.replication.restore.check-delay has passed and at"
-                                    + " most rhino.replication.restore.check-rate. Nothing damaged"
-                                    + " is processed either way: RocksDB checks every block it"
-                                    + " reads. With false, a damaged file found by the check is"
-                                    + " deleted and fails the restored task once; the next restore"
-                                    + " takes the vnode from the checkpoint storage, and a restore"
-                                    + " before the check passed checks those files first. false"
-                                    + " shortens the restore by the time to read the replica; the"
-                                    + " delay and the rate keep the check from competing with the"
-                                    + " catch-up (see docs/benchmarks.md, the failover on the"
-                                    + " network bed).");
-
-    /** How long after the open a check of the replica files the restore opened begins. */
-    public static final ConfigOption<Duration> REPLICATION_RESTORE_CHECK_DELAY =
-            ConfigOptions.key("rhino.replication.restore.check-delay")
-                    .durationType()
-                    .defaultValue(Duration.ofSeconds(30))
-                    .withDescription(
-                            "With rhino.replication.restore.check-before-open: false, how long"
-                                    + " after a subtask opened its vnodes from replicas the check"
-                                    + " of their files begins: long enough for the subtask to"
-                                    + " catch up with the input that queued while it recovered."
-                                    + " A restore that happens before the check passed checks"
-                                    + " those files before opening them.");
-
-    /** The most a check of the replica files after the open reads per second. */
-    public static final ConfigOption<MemorySize> REPLICATION_RESTORE_CHECK_RATE =
-            ConfigOptions.key("rhino.replication.restore.check-rate")
-                    .memoryType()
-                    .defaultValue(MemorySize.parse("64mb"))
-                    .withDescription(
-                            "With rhino.replication.restore.check-before-open: false, the most"
-                                    + " the check of the replica files a subtask opened reads per"
-                                    + " second, so that it leaves the disk to the subtask; 0 reads"
-                                    + " at the disk's speed. At 64mb a subtask's 4 GB of replica"
-                                    + " are checked in about a minute.");
+                                    + " processes (false). Nothing damaged is processed either"
+                                    + " way: RocksDB checks every block it reads. With false, a"
+                                    + " damaged file found by the check is deleted and fails the"
+                                    + " restored task once; the next restore takes the vnode from"
+                                    + " the checkpoint storage. false shortens the restore by the"
+                                    + " time to read the replica, but the check then competes"
+                                    + " with the catch-up: on the 2-core network bed at 10 GB it"
+                                    + " made the recovery slower (see docs/benchmarks.md); try it"
+                                    + " where TaskManagers have cores and disk bandwidth to"
+                                    + " spare.");
 
     private RhinoOptions() {}
 }

@@ -14,7 +14,6 @@
 
 package io.rhino.flink.config;
 
-import io.rhino.flink.replication.ReplicaRestoreCheck;
 import io.rhino.replication.ReplicationLimits;
 import java.io.Serializable;
 import java.net.URI;
@@ -193,7 +192,7 @@ public record RhinoRuntimeSettings(
             Duration retainAfterTasks,
             Duration fullStoreBackoff,
             String dfsPath,
-            ReplicaRestoreCheck restoreCheck)
+            boolean checkReplicasBeforeOpen)
             implements Serializable {
 
         private static final long serialVersionUID = 1L;
@@ -267,19 +266,7 @@ public record RhinoRuntimeSettings(
                     retain,
                     backoff,
                     dfsPath,
-                    restoreCheck(config));
-        }
-
-        private static ReplicaRestoreCheck restoreCheck(ReadableConfig config) {
-            if (config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_BEFORE_OPEN)) {
-                return ReplicaRestoreCheck.BEFORE_OPEN;
-            }
-            Duration delay = config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_DELAY);
-            if (delay.isNegative()) {
-                throw invalid(RhinoOptions.REPLICATION_RESTORE_CHECK_DELAY, delay, ">= 0");
-            }
-            return ReplicaRestoreCheck.afterOpen(
-                    delay, config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_RATE).getBytes());
+                    config.get(RhinoOptions.REPLICATION_RESTORE_CHECK_BEFORE_OPEN));
         }
 
         /**
@@ -327,7 +314,7 @@ public record RhinoRuntimeSettings(
                     retainAfterTasks,
                     fullStoreBackoff,
                     dfsPath,
-                    restoreCheck);
+                    checkReplicasBeforeOpen);
         }
 
         /**

@@ -14,12 +14,9 @@
 
 package io.rhino.flink.replication;
 
-import io.rhino.replication.store.ReadPace;
 import io.rhino.replication.store.ReplicaStore;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,25 +28,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The replica files a restore opened before checking them, checked afterwards on a thread of their
- * own, so that a subtask starts processing without first reading its whole state. The check waits
- * its delay and reads at its pace ({@link ReplicaRestoreCheck}): right after a failover the
- * subtask's catch-up needs the disk and the cores more. Reading a damaged block fails in RocksDB,
- * which checks every block it reads, so nothing damaged is processed meanwhile; the check finds
- * damage in blocks not read yet and deletes the damaged file. Until a file's check passes, the
- * store marks it for later restores to check first ({@link ReplicaStore#openedUnchecked}): a task
- * that fails before its check ended does not open the same replica unchecked again.
+ * own, so that a subtask starts processing without first reading its whole state. Reading a damaged
+ * block fails in RocksDB, which checks every block it reads, so nothing damaged is processed
+ * meanwhile; the check finds damage in blocks not read yet and deletes the damaged file. Until a
+ * file's check passes, the store marks it for later restores to check first ({@link
+ * ReplicaStore#openedUnchecked}): a task that fails before its check ended does not open the same
+ * replica unchecked again.
  */
 final class ReplicaChecksAfterOpen {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaChecksAfterOpen.class);
 
     private final ReplicaStore store;
-    private final ReplicaRestoreCheck schedule;
     private final Queue<String> files = new ConcurrentLinkedQueue<>(); // vnodes restore at once
 
-    ReplicaChecksAfterOpen(ReplicaStore store, ReplicaRestoreCheck schedule) {
+    ReplicaChecksAfterOpen(ReplicaStore store) {
         this.store = store;
-        this.schedule = schedule;
     }
 
     /** Adds the stored files of a vnode about to open unchecked. */
@@ -95,23 +89,15 @@ final class ReplicaChecksAfterOpen {
     }
 
     private void check(String owner, List<String> toCheck, Consumer<String> onDamaged) {
-        try {
-            Thread.sleep(schedule.delayAfterOpen().toMillis());
-        } catch (InterruptedException e) {
-            return; // closed before the check began: every file stays marked
-        }
         long started = System.nanoTime();
-        ReadPace pace = ReadPace.bytesPerSecond(schedule.bytesPerSecond());
         int checked = 0;
-        long bytes = 0;
         for (String file : toCheck) {
             if (Thread.currentThread().isInterrupted()) {
                 return;
             }
             Path path = store.resolve(file);
             try {
-                long size = Files.size(path);
-                if (!store.verify(file, pace)) {
+                if (!store.verify(file)) {
                     onDamaged.accept(
                             "The replica file "
                                     + path
@@ -127,8 +113,7 @@ final class ReplicaChecksAfterOpen {
                     return;
                 }
                 checked++;
-                bytes += size;
-            } catch (ClosedByInterruptException | InterruptedIOException e) {
+            } catch (ClosedByInterruptException e) {
                 return;
             } catch (NoSuchFileException e) {
                 // collected since the restore linked it: the vnode's instance keeps its own link
@@ -147,14 +132,10 @@ final class ReplicaChecksAfterOpen {
             }
         }
         LOG.info(
-                "{} checked the {} replica files ({} bytes) it restored from before checking them:"
-                        + " intact ({} ms, begun {} ms after the open, at most {} bytes/s; 0:"
-                        + " unlimited)",
+                "{} checked the {} replica files it restored from before checking them: intact"
+                        + " ({} ms)",
                 owner,
                 checked,
-                bytes,
-                (System.nanoTime() - started) / 1_000_000,
-                schedule.delayAfterOpen().toMillis(),
-                schedule.bytesPerSecond());
+                (System.nanoTime() - started) / 1_000_000);
     }
 }

@@ -79,10 +79,10 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             List<PeerAddress> holders,
             String operatorPrefix,
             Path workDirectory,
-            ReplicaRestoreCheck check) {
+            boolean checkBeforeOpen) {
         this.workDirectory = workDirectory;
         this.fetcher = new PeerReplicaFetcher(store, service, holders, operatorPrefix);
-        this.checksAfterOpen = check.beforeOpen() ? null : new ReplicaChecksAfterOpen(store, check);
+        this.checksAfterOpen = checkBeforeOpen ? null : new ReplicaChecksAfterOpen(store);
         this.replicas =
                 new VnodeReplicaResolver(store, fetcher, counts, operatorPrefix, checksAfterOpen);
     }
@@ -93,19 +93,20 @@ public final class ReplicaRestore implements RestoreFromReplicas {
      */
     public static ReplicaRestore from(
             ReplicaStore store, String operatorPrefix, Path workDirectory) {
-        return from(store, operatorPrefix, workDirectory, ReplicaRestoreCheck.BEFORE_OPEN);
+        return from(store, operatorPrefix, workDirectory, true);
     }
 
     /**
      * As {@link #from(ReplicaStore, String, Path)}, checking the files before the vnodes open or
-     * after ({@link #checkAfterOpen}), as {@code check} says.
+     * after ({@link #checkAfterOpen}).
      */
     public static ReplicaRestore from(
             ReplicaStore store,
             String operatorPrefix,
             Path workDirectory,
-            ReplicaRestoreCheck check) {
-        return new ReplicaRestore(store, null, List.of(), operatorPrefix, workDirectory, check);
+            boolean checkBeforeOpen) {
+        return new ReplicaRestore(
+                store, null, List.of(), operatorPrefix, workDirectory, checkBeforeOpen);
     }
 
     /**
@@ -118,20 +119,19 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             List<String> holders,
             String operatorPrefix,
             Path workDirectory) {
-        return from(
-                service, holders, operatorPrefix, workDirectory, ReplicaRestoreCheck.BEFORE_OPEN);
+        return from(service, holders, operatorPrefix, workDirectory, true);
     }
 
     /**
      * As {@link #from(ReplicationService, List, String, Path)}, checking the stored files before
-     * the vnodes open or after ({@link #checkAfterOpen}), as {@code check} says.
+     * the vnodes open or after ({@link #checkAfterOpen}).
      */
     public static ReplicaRestore from(
             ReplicationService service,
             List<String> holders,
             String operatorPrefix,
             Path workDirectory,
-            ReplicaRestoreCheck check) {
+            boolean checkBeforeOpen) {
         List<PeerAddress> peers = new ArrayList<>();
         for (String holder : holders) {
             try {
@@ -144,17 +144,23 @@ public final class ReplicaRestore implements RestoreFromReplicas {
             }
         }
         return new ReplicaRestore(
-                service.store(), service, List.copyOf(peers), operatorPrefix, workDirectory, check);
+                service.store(),
+                service,
+                List.copyOf(peers),
+                operatorPrefix,
+                workDirectory,
+                checkBeforeOpen);
     }
 
     /**
      * The replicas the task of {@code env}, of the operator at {@code operatorPrefix}, may restore
      * from: its TaskManager's replication service, if that runs when the task restores (e.g.
      * retaining the replicas of this job's tasks before a failover), with the replicas it keeps or
-     * fetches from their holders; stored files checked as {@code check} says.
+     * fetches from their holders; stored files checked before the vnodes open if {@code
+     * checkBeforeOpen}, else after.
      */
     public static TaskReplicas forTask(
-            Environment env, String operatorPrefix, ReplicaRestoreCheck check) {
+            Environment env, String operatorPrefix, boolean checkBeforeOpen) {
         return (holders, workDirectory) ->
                 TaskManagerReplication.serviceOf(TaskManagerReplication.taskManagerName(env))
                         .<RestoreFromReplicas>map(
@@ -164,7 +170,7 @@ public final class ReplicaRestore implements RestoreFromReplicas {
                                                 holders,
                                                 operatorPrefix,
                                                 workDirectory,
-                                                check));
+                                                checkBeforeOpen));
     }
 
     /**

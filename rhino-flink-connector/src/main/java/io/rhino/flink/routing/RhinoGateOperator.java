@@ -141,7 +141,8 @@ public final class RhinoGateOperator<T> extends AbstractStreamOperator<T>
                 env.getJobID(),
                 spec,
                 env.getTaskInfo().getIndexOfThisSubtask(),
-                ReplicaRestore.forTask(env, this.replication.prefix(), replication.restoreCheck()));
+                ReplicaRestore.forTask(
+                        env, this.replication.prefix(), replication.checkReplicasBeforeOpen()));
     }
 
     public RhinoOperatorSpec spec() {

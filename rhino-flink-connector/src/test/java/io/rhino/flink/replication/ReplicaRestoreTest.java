@@ -270,8 +270,7 @@ class ReplicaRestoreTest {
         storeDamagedReplica();
         IncrementalRemoteKeyedStateHandle remote =
                 flinkHandle(Map.of("000010.sst", 3L, "000011.sst", 6L));
-        try (ReplicaRestore first =
-                ReplicaRestore.from(store, PREFIX, work, ReplicaRestoreCheck.AFTER_OPEN_AT_ONCE)) {
+        try (ReplicaRestore first = ReplicaRestore.from(store, PREFIX, work, false)) {
             assertThat(first.handlesFor(3, List.of(remote)))
                     .as("the first restore, its check to follow the open")
                     .doesNotContain(remote);
@@ -279,8 +278,7 @@ class ReplicaRestoreTest {
         }
         assertThat(store.mustCheckBeforeOpening(VNODE + "/i-a/000011.sst")).isTrue();
 
-        try (ReplicaRestore second =
-                ReplicaRestore.from(store, PREFIX, work, ReplicaRestoreCheck.AFTER_OPEN_AT_ONCE)) {
+        try (ReplicaRestore second = ReplicaRestore.from(store, PREFIX, work, false)) {
             assertThat(second.handlesFor(3, List.of(remote)))
                     .as("the failover's restore")
                     .containsExactly(remote);

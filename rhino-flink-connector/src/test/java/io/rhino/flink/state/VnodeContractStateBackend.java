@@ -18,7 +18,6 @@ import io.rhino.core.routing.KeyGroupSpan;
 import io.rhino.core.routing.VnodeLayout;
 import io.rhino.flink.replication.PeerVnodeReplication;
 import io.rhino.flink.replication.ReplicaRestore;
-import io.rhino.flink.replication.ReplicaRestoreCheck;
 import io.rhino.flink.spec.RhinoOperatorSpec;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -112,7 +111,7 @@ final class VnodeContractStateBackend implements ConfigurableStateBackend {
                         env,
                         PeerVnodeReplication.operatorPrefix(
                                 env.getJobID().toString(), placement.spec().name()),
-                        ReplicaRestoreCheck.BEFORE_OPEN));
+                        true));
         try {
             CheckpointableKeyedStateBackend<K> backend =
                     rhino.createKeyedStateBackend(asRhinoSubtask);

@@ -291,24 +291,15 @@ public final class ReplicaStore {
      * @throws IOException if it is not stored or cannot be read
      */
     public boolean verify(String relativePath) throws IOException {
-        return verify(relativePath, ReadPace.UNLIMITED);
-    }
-
-    /**
-     * As {@link #verify(String)}, reading the file at {@code pace}.
-     *
-     * @throws java.io.InterruptedIOException if interrupted while the pace holds the read back
-     */
-    public boolean verify(String relativePath, ReadPace pace) throws IOException {
         Path file = resolve(relativePath);
-        boolean intact = verify(file, pace);
+        boolean intact = verify(file);
         if (intact) {
             openedUnchecked.remove(file);
         }
         return intact;
     }
 
-    private boolean verify(Path file, ReadPace pace) throws IOException {
+    private boolean verify(Path file) throws IOException {
         int recorded;
         try {
             recorded = recordedChecksum(file);
@@ -323,7 +314,7 @@ public final class ReplicaStore {
             LOG.warn("The replica {} has no checksum: treated as damaged", file);
             return false;
         }
-        return crc32c(file, pace) == recorded;
+        return crc32c(file) == recorded;
     }
 
     /**
@@ -355,19 +346,13 @@ public final class ReplicaStore {
 
     /** The CRC32C of a whole file. */
     public static int crc32c(Path file) throws IOException {
-        return crc32c(file, ReadPace.UNLIMITED);
-    }
-
-    private static int crc32c(Path file, ReadPace pace) throws IOException {
         CRC32C crc = new CRC32C();
         ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            int read;
-            while ((read = channel.read(buffer)) >= 0) {
+            while (channel.read(buffer) >= 0) {
                 buffer.flip();
                 crc.update(buffer);
                 buffer.clear();
-                pace.read(read);
             }
         }
         return (int) crc.getValue();

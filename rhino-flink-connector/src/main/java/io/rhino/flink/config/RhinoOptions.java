@@ -652,11 +652,12 @@ public final class RhinoOptions {
                                     + " damaged file found by the check is deleted and fails the"
                                     + " restored task once; the next restore takes the vnode from"
                                     + " the checkpoint storage. false shortens the restore by the"
-                                    + " time to read the replica, but the check then competes"
-                                    + " with the catch-up: on the 2-core network bed at 10 GB it"
-                                    + " made the recovery slower (see docs/benchmarks.md); try it"
-                                    + " where TaskManagers have cores and disk bandwidth to"
-                                    + " spare.");
+                                    + " time to read the replica, but the subtask then catches up"
+                                    + " reading its state from a cold disk, which the check before"
+                                    + " the open had brought into the page cache: on the network"
+                                    + " bed at 10 GB it made the recovery slower (see"
+                                    + " docs/benchmarks.md); try it where replicas stay in the"
+                                    + " page cache or disks serve random reads fast.");
 
     private RhinoOptions() {}
 }
